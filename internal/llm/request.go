@@ -1,0 +1,160 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// ToolSpec is one entry of the tools array. A server tool (web search…) has
+// only Raw, sent verbatim.
+type ToolSpec struct {
+	Name         string
+	Description  string
+	InputSchema  json.RawMessage
+	DeferLoading bool
+	CacheControl *CacheControl
+	Raw          json.RawMessage
+}
+
+// Thinking configures extended thinking: Type is "enabled" (with BudgetTokens),
+// "adaptive" or "disabled".
+type Thinking struct {
+	Type         string `json:"type"`
+	BudgetTokens int    `json:"budget_tokens,omitempty"`
+}
+
+// Request is one Messages API call. Its JSON form (Body) is what goes on the
+// wire, built by hand so that the bytes of an unchanged prefix never move.
+type Request struct {
+	Model       string
+	System      []Block // text blocks
+	Messages    []Message
+	Tools       []ToolSpec
+	MaxTokens   int
+	Thinking    *Thinking
+	ToolChoice  json.RawMessage
+	Temperature *float64
+	UserID      string // metadata.user_id
+	Betas       []string
+}
+
+// Body returns the request body, with "stream": true.
+func (r *Request) Body() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(r.sizeHint())
+	buf.WriteString(`{"model":`)
+	writeString(&buf, r.Model)
+	buf.WriteString(`,"max_tokens":`)
+	buf.WriteString(strconv.Itoa(r.MaxTokens))
+	if len(r.System) > 0 {
+		buf.WriteString(`,"system":[`)
+		for i, b := range r.System {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := b.encode(&buf); err != nil {
+				return nil, fmt.Errorf("system block %d: %w", i, err)
+			}
+		}
+		buf.WriteByte(']')
+	}
+	buf.WriteString(`,"messages":[`)
+	for i, m := range r.Messages {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString(`{"role":`)
+		writeString(&buf, string(m.Role))
+		buf.WriteString(`,"content":[`)
+		for j, b := range m.Content {
+			if j > 0 {
+				buf.WriteByte(',')
+			}
+			if err := b.encode(&buf); err != nil {
+				return nil, fmt.Errorf("message %d block %d: %w", i, j, err)
+			}
+		}
+		buf.WriteString(`]}`)
+	}
+	buf.WriteByte(']')
+	if len(r.Tools) > 0 {
+		buf.WriteString(`,"tools":[`)
+		for i, t := range r.Tools {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			t.encode(&buf)
+		}
+		buf.WriteByte(']')
+	}
+	if len(r.ToolChoice) > 0 {
+		buf.WriteString(`,"tool_choice":`)
+		buf.Write(r.ToolChoice)
+	}
+	if r.Thinking != nil {
+		buf.WriteString(`,"thinking":`)
+		writeJSON(&buf, r.Thinking)
+	}
+	if r.Temperature != nil {
+		buf.WriteString(`,"temperature":`)
+		buf.WriteString(strconv.FormatFloat(*r.Temperature, 'g', -1, 64))
+	}
+	if r.UserID != "" {
+		buf.WriteString(`,"metadata":{"user_id":`)
+		writeString(&buf, r.UserID)
+		buf.WriteByte('}')
+	}
+	buf.WriteString(`,"stream":true}`)
+	return buf.Bytes(), nil
+}
+
+func (t ToolSpec) encode(buf *bytes.Buffer) {
+	if len(t.Raw) > 0 {
+		buf.Write(t.Raw)
+		return
+	}
+	buf.WriteString(`{"name":`)
+	writeString(buf, t.Name)
+	if t.Description != "" {
+		buf.WriteString(`,"description":`)
+		writeString(buf, t.Description)
+	}
+	buf.WriteString(`,"input_schema":`)
+	if len(t.InputSchema) == 0 {
+		buf.WriteString(`{"type":"object","properties":{}}`)
+	} else {
+		buf.Write(t.InputSchema)
+	}
+	if t.DeferLoading {
+		buf.WriteString(`,"defer_loading":true`)
+	}
+	if t.CacheControl != nil {
+		buf.WriteString(`,"cache_control":`)
+		writeJSON(buf, t.CacheControl)
+	}
+	buf.WriteByte('}')
+}
+
+func (r *Request) sizeHint() int {
+	n := 512
+	for _, b := range r.System {
+		n += len(b.Text) + 64
+	}
+	for _, t := range r.Tools {
+		n += len(t.Description) + len(t.InputSchema) + len(t.Raw) + 64
+	}
+	for _, m := range r.Messages {
+		for _, b := range m.Content {
+			n += 64 + len(b.Text) + len(b.Input) + len(b.Thinking) + len(b.Raw)
+			for _, c := range b.Content {
+				n += 32 + len(c.Text)
+				if c.Source != nil {
+					n += len(c.Source.Data)
+				}
+			}
+		}
+	}
+	return n
+}

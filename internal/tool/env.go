@@ -1,0 +1,164 @@
+package tool
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/shell"
+)
+
+// Env is the state one session's tool calls share. It is safe for
+// concurrent use by parallel read-only calls.
+type Env struct {
+	// SessionID identifies the session (for scratch files and hooks).
+	SessionID string
+	// ProjectDir is the directory the session started in.
+	ProjectDir string
+	// Shell runs commands; its working directory persists across Bash calls
+	// and is the base for relative paths given to any tool.
+	Shell *shell.Shell
+	// Files remembers which files were read, to guard writes.
+	Files *FileState
+	// Model calls the model for tools that need one (WebFetch, WebSearch).
+	Model ModelCaller
+	// HTTP is the client for WebFetch. Nil means a default client.
+	HTTP *http.Client
+	// ScratchDir holds files the session creates for itself (background
+	// command output). It is created on first use.
+	ScratchDir string
+
+	stateMu sync.Mutex
+	state   map[any]any
+}
+
+// State returns the session's value for key, made by create on first use.
+// Tools keep their own session state here (the task list, background jobs)
+// under an unexported key type of their package.
+func (e *Env) State(key any, create func() any) any {
+	e.stateMu.Lock()
+	defer e.stateMu.Unlock()
+	if v, ok := e.state[key]; ok {
+		return v
+	}
+	if e.state == nil {
+		e.state = map[any]any{}
+	}
+	v := create()
+	e.state[key] = v
+	return v
+}
+
+// ModelCaller gives tools access to the model. Small is the small fast model
+// (summarising fetched pages); Main is the session's model.
+type ModelCaller struct {
+	Provider llm.Provider
+	Small    string
+	Main     string
+}
+
+// Cwd is the current working directory of the session.
+func (e *Env) Cwd() string {
+	if e.Shell != nil {
+		return e.Shell.Cwd()
+	}
+	return e.ProjectDir
+}
+
+// Abs resolves p against the current working directory and cleans it.
+func (e *Env) Abs(p string) string {
+	if p == "" {
+		return e.Cwd()
+	}
+	if len(p) > 1 && p[0] == '~' && p[1] == '/' {
+		if home, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(home, p[2:])
+		}
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(e.Cwd(), p)
+	}
+	return filepath.Clean(p)
+}
+
+// HTTPClient returns the client to use for outgoing requests.
+func (e *Env) HTTPClient() *http.Client {
+	if e.HTTP != nil {
+		return e.HTTP
+	}
+	return http.DefaultClient
+}
+
+// Scratch returns the session scratch directory, creating it if needed.
+func (e *Env) Scratch() (string, error) {
+	if err := os.MkdirAll(e.ScratchDir, 0o700); err != nil {
+		return "", err
+	}
+	return e.ScratchDir, nil
+}
+
+// FileState remembers, per absolute path, what a session last saw of a file,
+// so that Write and Edit refuse to overwrite what the model has not read or
+// what changed on disk since.
+type FileState struct {
+	mu sync.Mutex
+	m  map[string]FileStamp
+}
+
+// FileStamp is what a session saw of a file when it read or wrote it.
+type FileStamp struct {
+	ModTime time.Time
+	Size    int64
+	// Partial is true when only part of the file was read.
+	Partial bool
+}
+
+// NewFileState returns an empty FileState.
+func NewFileState() *FileState { return &FileState{m: map[string]FileStamp{}} }
+
+// Record notes that the session has seen path as described by info.
+func (s *FileState) Record(path string, info os.FileInfo, partial bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m[path] = FileStamp{ModTime: info.ModTime(), Size: info.Size(), Partial: partial}
+}
+
+// Get returns the stamp recorded for path.
+func (s *FileState) Get(path string) (FileStamp, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.m[path]
+	return st, ok
+}
+
+// Forget drops what is known of path.
+func (s *FileState) Forget(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, path)
+}
+
+// Changed reports whether the file described by info differs from the stamp.
+func (st FileStamp) Changed(info os.FileInfo) bool {
+	return !info.ModTime().Equal(st.ModTime) || info.Size() != st.Size
+}
+
+// contextKey types values tools may find in a call's context.
+type contextKey int
+
+const toolUseIDKey contextKey = iota
+
+// WithToolUseID returns ctx carrying the id of the call being run.
+func WithToolUseID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, toolUseIDKey, id)
+}
+
+// ToolUseID returns the id of the call being run, if ctx carries one.
+func ToolUseID(ctx context.Context) string {
+	id, _ := ctx.Value(toolUseIDKey).(string)
+	return id
+}
