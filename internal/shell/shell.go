@@ -2,22 +2,166 @@
 // directory, timeouts, process-group kills, bounded output and background jobs.
 package shell
 
-import "sync"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
 
-// Shell is one session's shell state.
+// Shell is one session's shell state: the working directory that persists
+// from one command to the next, the environment commands get, and the
+// background jobs started so far. It is safe for concurrent use; commands
+// run concurrently each see the cwd as it was when they started, and the
+// last to finish sets the next one.
 type Shell struct {
-	mu  sync.Mutex
-	cwd string
-	env []string
+	program string // the shell binary commands run with, as "-c"
+	home    string // the starting directory, where a vanished cwd falls back to
+	env     []string
+	limits  Limits
+
+	mu      sync.Mutex
+	cwd     string
+	jobs    []*Job
+	nextJob int
+	closed  bool
 }
 
 // New returns a shell starting in cwd; env is the environment for commands
-// (nil means the process environment).
-func New(cwd string, env []string) *Shell { return &Shell{cwd: cwd, env: env} }
+// (nil means the process environment). The shell binary and the limits
+// (BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, BASH_MAX_OUTPUT_LENGTH) are
+// taken from that environment.
+func New(cwd string, env []string) *Shell {
+	lookupEnv := env
+	if lookupEnv == nil {
+		lookupEnv = os.Environ()
+	}
+	return &Shell{
+		program: pickProgram(lookupEnv, isExecutable),
+		home:    cwd,
+		env:     env,
+		limits:  LimitsFromEnv(lookupEnv),
+		cwd:     cwd,
+	}
+}
 
 // Cwd is the current working directory.
 func (s *Shell) Cwd() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cwd
+}
+
+// SetCwd makes dir, which must be an existing directory, the working
+// directory of the next commands.
+func (s *Shell) SetCwd(dir string) error {
+	if !isDir(dir) {
+		return fmt.Errorf("set cwd: %s is not a directory", dir)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cwd = dir
+	return nil
+}
+
+// Program is the path of the shell binary commands run with.
+func (s *Shell) Program() string { return s.program }
+
+// Limits returns the timeouts and output bounds commands run with.
+func (s *Shell) Limits() Limits {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.limits
+}
+
+// SetLimits replaces the timeouts and output bounds for later commands;
+// zero fields keep their current value.
+func (s *Shell) SetLimits(l Limits) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.limits = s.limits.merge(l)
+}
+
+// environ is the environment a command gets: the shell's, plus markers that
+// let scripts tell they run under an agent.
+func (s *Shell) environ() []string {
+	base := s.env
+	if base == nil {
+		base = os.Environ()
+	}
+	out := make([]string, 0, len(base)+2)
+	out = append(out, base...)
+	// Later entries win in exec.Cmd, so these override inherited values.
+	return append(out, "CLAUDECODE=1", "TACK=1")
+}
+
+// workDir returns the directory the next command should run in. When the
+// current one no longer exists it moves the shell to the starting directory,
+// or else to the nearest existing ancestor, and reports reset.
+func (s *Shell) workDir() (dir string, reset bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if isDir(s.cwd) {
+		return s.cwd, false
+	}
+	s.cwd = s.fallbackDir()
+	return s.cwd, true
+}
+
+// fallbackDir picks where a vanished cwd goes. Callers hold s.mu.
+func (s *Shell) fallbackDir() string {
+	if isDir(s.home) {
+		return s.home
+	}
+	for d := filepath.Dir(s.cwd); ; d = filepath.Dir(d) {
+		if isDir(d) {
+			return d
+		}
+		if d == filepath.Dir(d) {
+			return string(filepath.Separator)
+		}
+	}
+}
+
+// pickProgram chooses the shell: $SHELL when it is bash or zsh, else
+// /bin/bash, else /bin/sh.
+func pickProgram(env []string, executable func(string) bool) string {
+	if sh := lookup(env, "SHELL"); filepath.IsAbs(sh) {
+		switch filepath.Base(sh) {
+		case "bash", "zsh":
+			if executable(sh) {
+				return sh
+			}
+		}
+	}
+	if executable("/bin/bash") {
+		return "/bin/bash"
+	}
+	return "/bin/sh"
+}
+
+// lookup returns the last value of key in env, as the C library would.
+func lookup(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// quote returns s as one single-quoted shell word.
+func quote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

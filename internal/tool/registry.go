@@ -9,9 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/tackcode/tack/internal/llm"
 )
@@ -23,13 +21,13 @@ type Registry struct {
 	byName map[string]Tool
 
 	mu         sync.Mutex
-	validators map[string]*jsonschema.Schema
+	validators map[string]*jsonschema.Resolved
 }
 
 // NewRegistry returns a registry of tools. A later tool with the name of an
 // earlier one replaces it.
 func NewRegistry(tools ...Tool) *Registry {
-	r := &Registry{byName: make(map[string]Tool, len(tools)), validators: map[string]*jsonschema.Schema{}}
+	r := &Registry{byName: make(map[string]Tool, len(tools)), validators: map[string]*jsonschema.Resolved{}}
 	for _, t := range tools {
 		r.byName[t.Name()] = t
 	}
@@ -67,71 +65,40 @@ func (r *Registry) Specs() []llm.ToolSpec {
 	return specs
 }
 
-// Validate checks input against the tool's schema. Failures are *InputError
-// with a message that names every problem.
+// Validate checks input against the tool's schema. Failures are *InputError.
 func (r *Registry) Validate(t Tool, input json.RawMessage) error {
 	schema, err := r.validator(t)
 	if err != nil {
 		return &InputError{Tool: t.Name(), Err: fmt.Errorf("the tool's own schema is invalid: %w", err)}
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(orEmptyObject(input)))
-	if err != nil {
+	var inst any
+	if err := json.Unmarshal(orEmptyObject(input), &inst); err != nil {
 		return &InputError{Tool: t.Name(), Err: fmt.Errorf("input is not valid JSON: %w", err)}
 	}
 	if err := schema.Validate(inst); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			return &InputError{Tool: t.Name(), Err: errors.New(describeValidation(ve))}
-		}
-		return &InputError{Tool: t.Name(), Err: err}
+		return &InputError{Tool: t.Name(), Err: errors.New(strings.TrimPrefix(err.Error(), "validating root: "))}
 	}
 	return nil
 }
 
-func (r *Registry) validator(t Tool) (*jsonschema.Schema, error) {
+// validator compiles a tool's schema once. The validator library is the one
+// the MCP SDK uses; it is cheap to link (tack's start-up time counts).
+func (r *Registry) validator(t Tool) (*jsonschema.Resolved, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if s, ok := r.validators[t.Name()]; ok {
 		return s, nil
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(t.InputSchema()))
+	var schema jsonschema.Schema
+	if err := json.Unmarshal(t.InputSchema(), &schema); err != nil {
+		return nil, err
+	}
+	resolved, err := schema.Resolve(nil)
 	if err != nil {
 		return nil, err
 	}
-	c := jsonschema.NewCompiler()
-	url := "tack:///tools/" + t.Name() + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
-	}
-	s, err := c.Compile(url)
-	if err != nil {
-		return nil, err
-	}
-	r.validators[t.Name()] = s
-	return s, nil
-}
-
-// describeValidation flattens a validation error tree into one line per leaf:
-// "missing property 'file_path'", "at /offset: got string, want integer".
-func describeValidation(ve *jsonschema.ValidationError) string {
-	p := message.NewPrinter(language.English)
-	var lines []string
-	var walk func(*jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			msg := e.ErrorKind.LocalizedString(p)
-			if loc := "/" + strings.Join(e.InstanceLocation, "/"); loc != "/" {
-				msg = "at " + loc + ": " + msg
-			}
-			lines = append(lines, msg)
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	return strings.Join(lines, "; ")
+	r.validators[t.Name()] = resolved
+	return resolved, nil
 }
 
 func orEmptyObject(b json.RawMessage) []byte {

@@ -1,0 +1,69 @@
+// Package agent is tack's Go SDK: it runs the same agent loop as the tack
+// command, in-process. Query sends one prompt and yields the session's
+// messages — the very messages `tack -p --output-format stream-json` prints —
+// ending with a *ResultMessage.
+//
+//	for msg, err := range agent.Query(ctx, "What does main.go do?", agent.Options{Model: "sonnet"}) {
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		if r, ok := msg.(*agent.ResultMessage); ok {
+//			fmt.Println(r.Text())
+//		}
+//	}
+package agent
+
+import (
+	"context"
+	"errors"
+	"iter"
+
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/protocol"
+)
+
+// The message types a session yields. They are defined once, in tack's
+// protocol package; stream-json prints their JSON form.
+type (
+	Message          = protocol.Message
+	SystemMessage    = protocol.System
+	InitInfo         = protocol.Init
+	AssistantMessage = protocol.Assistant
+	UserMessage      = protocol.User
+	StreamEvent      = protocol.StreamEvent
+	ResultMessage    = protocol.Result
+	PermissionDenial = protocol.PermissionDenial
+	ModelUsage       = protocol.ModelUsage
+)
+
+// ErrNoCredentials is returned when no API key or token is configured.
+var ErrNoCredentials = errors.New("no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token)")
+
+// Query runs one prompt in a new session and yields its messages: a
+// system/init message, the assistant and user messages of the loop, and a
+// final *ResultMessage. A setup failure (bad options, no credentials) is
+// yielded as an error instead. Breaking out of the loop cancels the run.
+func Query(ctx context.Context, prompt string, opts Options) iter.Seq2[Message, error] {
+	return func(yield func(Message, error) bool) {
+		s, err := newSession(opts)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer s.close()
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		stopped := false
+		emit := func(m protocol.Message) {
+			if stopped {
+				return
+			}
+			if !yield(m, nil) {
+				stopped = true
+				cancel()
+			}
+		}
+		emit(s.initMessage())
+		s.engine.Run(ctx, []llm.Block{llm.Text(prompt)}, emit)
+	}
+}

@@ -1,0 +1,99 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+)
+
+// PermissionMode says how tool calls that no rule decides are treated.
+type PermissionMode string
+
+const (
+	// PermissionDefault runs read-only tools and asks for the rest.
+	PermissionDefault PermissionMode = "default"
+	// PermissionAcceptEdits also accepts file edits.
+	PermissionAcceptEdits PermissionMode = "acceptEdits"
+	// PermissionPlan allows read-only tools only.
+	PermissionPlan PermissionMode = "plan"
+	// PermissionBypass allows everything that no deny rule forbids.
+	PermissionBypass PermissionMode = "bypassPermissions"
+	// PermissionDontAsk denies whatever would be asked.
+	PermissionDontAsk PermissionMode = "dontAsk"
+)
+
+// Valid reports whether m is a known mode.
+func (m PermissionMode) Valid() bool {
+	switch m {
+	case PermissionDefault, PermissionAcceptEdits, PermissionPlan, PermissionBypass, PermissionDontAsk:
+		return true
+	}
+	return false
+}
+
+// Options configure a session. The zero value is a default session in the
+// process's working directory, reading credentials from the environment.
+type Options struct {
+	// Cwd is the working directory; "" means the process's.
+	Cwd string
+	// Model is an alias (opus, sonnet, haiku) or a model id; "" means
+	// $ANTHROPIC_MODEL or the catalogue's default.
+	Model string
+	// SystemPrompt replaces tack's main system prompt when non-nil.
+	SystemPrompt *string
+	// AppendSystemPrompt is added after the system prompt.
+	AppendSystemPrompt string
+	// MaxTurns bounds model round trips per prompt (0: no limit).
+	MaxTurns int
+	// MaxBudgetUSD stops the run once the session has spent this much (0: no limit).
+	MaxBudgetUSD float64
+	// MaxThinkingTokens enables extended thinking with this budget (0: off).
+	MaxThinkingTokens int
+	// Tools is the set of built-in tools offered: nil for the default set,
+	// an empty non-nil slice for none.
+	Tools []string
+	// AllowedTools run without asking; DisallowedTools are neither offered
+	// nor run.
+	AllowedTools    []string
+	DisallowedTools []string
+	// PermissionMode is the mode for calls no rule decides ("" = default).
+	PermissionMode PermissionMode
+	// CanUseTool is asked about calls that would need the user's approval.
+	// Without it such calls are denied and reported.
+	CanUseTool CanUseTool
+	// IncludePartialMessages yields every streaming event as a StreamEvent.
+	IncludePartialMessages bool
+	// SessionID pins the session id (a UUID); "" makes a new one.
+	SessionID string
+	// NoSessionPersistence writes no transcript.
+	NoSessionPersistence bool
+	// Env adds environment variables for tool processes and overrides the
+	// process environment for tack's own settings (ANTHROPIC_API_KEY…).
+	Env map[string]string
+	// HTTPClient is used for API requests; nil means the default.
+	HTTPClient *http.Client
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+	// Entrypoint is recorded in transcripts ("cli", "sdk-go"…); "" means "sdk-go".
+	Entrypoint string
+}
+
+// CanUseTool decides a tool call that would need approval.
+type CanUseTool func(ctx context.Context, toolName string, input json.RawMessage, info ToolPermissionContext) (PermissionResult, error)
+
+// ToolPermissionContext describes the call being decided.
+type ToolPermissionContext struct {
+	ToolUseID string
+	// Reason says why approval is needed.
+	Reason string
+}
+
+// PermissionResult is the answer of a CanUseTool callback.
+type PermissionResult struct {
+	// Allow runs the call; otherwise it is denied with Message.
+	Allow   bool
+	Message string
+	// UpdatedInput, when set, replaces the call's input.
+	UpdatedInput json.RawMessage
+}

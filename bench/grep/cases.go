@@ -1,0 +1,114 @@
+// Command grep compares tack's Grep tool with ripgrep and GNU grep on the
+// same searches over the same tree (by default the Go distribution's
+// source, $(go env GOROOT)/src), and prints median wall times, their
+// ratios, and how many files or lines each tool found, to show they agree.
+//
+//	go run ./bench/grep [-root DIR] [-runs N]
+//
+// The same searches run as Go benchmarks with go test -bench . ./bench/grep/.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/tackcode/tack/internal/tool"
+	"github.com/tackcode/tack/internal/tool/search"
+)
+
+// benchCase is one search as an agent would ask for it.
+type benchCase struct {
+	name       string
+	pattern    string
+	mode       string // content or files_with_matches
+	ignoreCase bool
+}
+
+// cases are typical agent searches: literals and regexps, exact case and
+// not, listing files and printing lines.
+var cases = []benchCase{
+	{name: "literal", pattern: "func NewReader", mode: "files_with_matches"},
+	{name: "literal", pattern: "func NewReader", mode: "content"},
+	{name: "regex", pattern: `func \w+Reader\(`, mode: "files_with_matches"},
+	{name: "regex", pattern: `func \w+Reader\(`, mode: "content"},
+	{name: "literal -i", pattern: "newreader", mode: "files_with_matches", ignoreCase: true},
+	{name: "literal -i", pattern: "newreader", mode: "content", ignoreCase: true},
+	{name: "alternation", pattern: `TODO|FIXME`, mode: "content"},
+	{name: "common word", pattern: `return err`, mode: "content"},
+}
+
+// grepTool returns tack's Grep.
+func grepTool() tool.Tool {
+	for _, t := range search.Tools() {
+		if t.Name() == "Grep" {
+			return t
+		}
+	}
+	panic("no Grep tool")
+}
+
+// runTack runs c with tack's Grep over root, without a head limit, and
+// returns the number of files (files mode) or lines (content mode) found.
+func runTack(ctx context.Context, g tool.Tool, root string, c benchCase) (int, error) {
+	in := map[string]any{"pattern": c.pattern, "path": root, "output_mode": c.mode, "head_limit": 0}
+	if c.ignoreCase {
+		in["-i"] = true
+	}
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return 0, err
+	}
+	res, err := g.Run(ctx, &tool.Env{ProjectDir: root}, raw)
+	if err != nil {
+		return 0, fmt.Errorf("tack grep %q: %w", c.pattern, err)
+	}
+	gr, ok := res.Structured.(search.GrepResult)
+	if !ok {
+		return 0, fmt.Errorf("tack grep: unexpected result %T", res.Structured)
+	}
+	if c.mode == "content" {
+		return gr.NumLines, nil
+	}
+	return gr.NumFiles, nil
+}
+
+// rgCommand is ripgrep doing the same work as tack: no config file,
+// hidden files searched and .gitignore files honoured even outside a git
+// repository (as tack does), .git skipped, line numbers in content mode.
+func rgCommand(root string, c benchCase) *exec.Cmd {
+	args := []string{"--no-config", "--hidden", "--no-require-git", "--glob", "!.git"}
+	if c.mode == "content" {
+		args = append(args, "-n")
+	} else {
+		args = append(args, "-l")
+	}
+	if c.ignoreCase {
+		args = append(args, "-i")
+	}
+	return exec.Command("rg", append(args, "-e", c.pattern, root)...)
+}
+
+// grepCommand is GNU grep -r: binary files skipped, no ignore files.
+func grepCommand(root string, c benchCase) *exec.Cmd {
+	args := []string{"-r", "-E", "-I", "--exclude-dir=.git"}
+	if c.mode == "content" {
+		args = append(args, "-n")
+	} else {
+		args = append(args, "-l")
+	}
+	if c.ignoreCase {
+		args = append(args, "-i")
+	}
+	return exec.Command("grep", append(args, "-e", c.pattern, root)...)
+}
+
+func (c benchCase) String() string {
+	s := fmt.Sprintf("%s %q", c.name, c.pattern)
+	if c.ignoreCase {
+		s += " -i"
+	}
+	return s + " " + strings.TrimSuffix(c.mode, "_with_matches")
+}

@@ -1,0 +1,26 @@
+// Command tack is an agentic coding CLI: see the README.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"golang.org/x/term"
+
+	"github.com/tackcode/tack/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Main(ctx, os.Args[1:], cli.IO{
+		In:              os.Stdin,
+		Out:             os.Stdout,
+		Err:             os.Stderr,
+		Getenv:          os.Getenv,
+		StdinIsTerminal: term.IsTerminal(int(os.Stdin.Fd())),
+	})
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,107 @@
+// Package cli is the tack command line: cobra commands and flags that become
+// agent.Options, and the print-mode renderers. Commands talk to the world
+// only through IO, so every one of them runs in tests without a terminal.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tackcode/tack/internal/version"
+)
+
+// IO is the I/O seam of a command.
+type IO struct {
+	In     io.Reader
+	Out    io.Writer
+	Err    io.Writer
+	Getenv func(string) string
+	// StdinIsTerminal is true when In is an interactive terminal, which is
+	// then never read for piped input.
+	StdinIsTerminal bool
+}
+
+// exitError carries an exit code out of a command.
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// usageError is a problem with the command line.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
+
+// Main runs tack with args (without the program name) and returns the exit code.
+func Main(ctx context.Context, args []string, stdio IO) int {
+	if stdio.Getenv == nil {
+		stdio.Getenv = os.Getenv
+	}
+	root := newRootCmd(stdio)
+	root.SetArgs(args)
+	root.SetIn(stdio.In)
+	root.SetOut(stdio.Out)
+	root.SetErr(stdio.Err)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	var ue *usageError
+	if errors.As(err, &ue) || isFlagError(err) {
+		fmt.Fprintf(stdio.Err, "tack: %v\nRun 'tack --help' for usage.\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdio.Err, "tack: %v\n", err)
+	return 1
+}
+
+// isFlagError recognises cobra/pflag's parse errors, which are plain errors.
+func isFlagError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown flag", "unknown shorthand flag", "flag needs an argument", "invalid argument", "bad flag syntax", "unknown command", "accepts "} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func newRootCmd(stdio IO) *cobra.Command {
+	f := &printFlags{}
+	cmd := &cobra.Command{
+		Use:   "tack [prompt]",
+		Short: "tack is an agentic coding tool for your terminal",
+		Long: `tack reads your code, edits files and runs commands, driven by a model.
+
+In print mode (-p) it runs one prompt non-interactively and prints the
+result: plain text, one JSON result object, or a JSON stream of every message.
+The prompt is the argument, standard input, or both (input first).`,
+		Example: `  tack -p "explain what main.go does"
+  git diff | tack -p "review this change"
+  tack -p --output-format stream-json --verbose "fix the failing test"`,
+		Version:       version.Version,
+		Args:          cobra.MaximumNArgs(1),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !f.print {
+				return usagef("the interactive terminal UI is not available yet: use -p \"prompt\" for print mode")
+			}
+			return runPrint(cmd, stdio, f, args)
+		},
+	}
+	cmd.SetVersionTemplate("{{.Version}} (tack)\n")
+	f.register(cmd)
+	return cmd
+}

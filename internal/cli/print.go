@@ -1,0 +1,260 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tackcode/tack/agent"
+	"github.com/tackcode/tack/internal/jsonx"
+)
+
+// printFlags are the flags of print mode.
+type printFlags struct {
+	print                bool
+	outputFormat         string
+	inputFormat          string
+	verbose              bool
+	includePartial       bool
+	maxTurns             int
+	maxBudgetUSD         float64
+	maxThinkingTokens    int
+	model                string
+	fallbackModel        string
+	systemPrompt         string
+	appendSystemPrompt   string
+	tools                string
+	allowedTools         []string
+	disallowedTools      []string
+	permissionMode       string
+	skipPermissions      bool
+	allowSkipPermissions bool
+	sessionID            string
+	noSessionPersistence bool
+}
+
+func (f *printFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.BoolVarP(&f.print, "print", "p", false, "print the response and exit (non-interactive)")
+	fl.StringVar(&f.outputFormat, "output-format", "text", "print-mode output: text, json or stream-json")
+	fl.StringVar(&f.inputFormat, "input-format", "text", "print-mode input: text")
+	fl.BoolVar(&f.verbose, "verbose", false, "json: print every message as an array instead of the result only")
+	fl.BoolVar(&f.includePartial, "include-partial-messages", false, "stream-json: include raw streaming events")
+	fl.IntVar(&f.maxTurns, "max-turns", 0, "stop after this many model round trips (0: no limit)")
+	fl.Float64Var(&f.maxBudgetUSD, "max-budget-usd", 0, "stop once this much has been spent, in USD (0: no limit)")
+	fl.IntVar(&f.maxThinkingTokens, "max-thinking-tokens", 0, "enable extended thinking with this token budget")
+	fl.StringVar(&f.model, "model", "", "model alias (opus, sonnet, haiku) or full model id")
+	fl.StringVar(&f.fallbackModel, "fallback-model", "", "model to use when the main one is overloaded")
+	fl.StringVar(&f.systemPrompt, "system-prompt", "", "replace tack's system prompt")
+	fl.StringVar(&f.appendSystemPrompt, "append-system-prompt", "", "append text to the system prompt")
+	fl.StringVar(&f.tools, "tools", "default", `built-in tools to offer: "default", "" for none, or names ("Bash,Read")`)
+	fl.StringSliceVar(&f.allowedTools, "allowedTools", nil, "tools allowed without asking (comma or space separated)")
+	fl.StringSliceVar(&f.allowedTools, "allowed-tools", nil, "same as --allowedTools")
+	fl.StringSliceVar(&f.disallowedTools, "disallowedTools", nil, "tools removed and denied (comma or space separated)")
+	fl.StringSliceVar(&f.disallowedTools, "disallowed-tools", nil, "same as --disallowedTools")
+	fl.StringVar(&f.permissionMode, "permission-mode", "", "default, acceptEdits, plan, bypassPermissions or dontAsk")
+	fl.BoolVar(&f.skipPermissions, "dangerously-skip-permissions", false, "run every tool call without asking (bypassPermissions)")
+	fl.BoolVar(&f.allowSkipPermissions, "allow-dangerously-skip-permissions", false, "allow bypassPermissions to be chosen")
+	fl.StringVar(&f.sessionID, "session-id", "", "use this session id (a UUID)")
+	fl.BoolVar(&f.noSessionPersistence, "no-session-persistence", false, "write no transcript for this session")
+	_ = fl.MarkHidden("allowed-tools")
+	_ = fl.MarkHidden("disallowed-tools")
+}
+
+// options turns the flags into agent options.
+func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
+	opts := agent.Options{
+		Model:                  f.model,
+		AppendSystemPrompt:     f.appendSystemPrompt,
+		MaxTurns:               f.maxTurns,
+		MaxBudgetUSD:           f.maxBudgetUSD,
+		MaxThinkingTokens:      f.maxThinkingTokens,
+		AllowedTools:           splitRules(f.allowedTools),
+		DisallowedTools:        splitRules(f.disallowedTools),
+		PermissionMode:         agent.PermissionMode(f.permissionMode),
+		IncludePartialMessages: f.includePartial,
+		SessionID:              f.sessionID,
+		NoSessionPersistence:   f.noSessionPersistence,
+		Entrypoint:             "cli",
+	}
+	if cmd.Flags().Changed("system-prompt") {
+		sp := f.systemPrompt
+		opts.SystemPrompt = &sp
+	}
+	if cmd.Flags().Changed("tools") {
+		opts.Tools = splitRules([]string{f.tools})
+		if opts.Tools == nil {
+			opts.Tools = []string{}
+		}
+	}
+	if f.skipPermissions {
+		opts.PermissionMode = agent.PermissionBypass
+	}
+	if opts.PermissionMode != "" && !opts.PermissionMode.Valid() {
+		return opts, usagef("invalid --permission-mode %q: want default, acceptEdits, plan, bypassPermissions or dontAsk", f.permissionMode)
+	}
+	if f.maxTurns < 0 || f.maxBudgetUSD < 0 || f.maxThinkingTokens < 0 {
+		return opts, usagef("--max-turns, --max-budget-usd and --max-thinking-tokens must not be negative")
+	}
+	return opts, nil
+}
+
+// splitRules splits tool lists given as "A,B", "A B" or repeated flags,
+// keeping a parenthesised specifier such as "Bash(git log *)" whole.
+func splitRules(values []string) []string {
+	var out []string
+	for _, v := range values {
+		depth, start := 0, 0
+		flush := func(end int) {
+			if s := strings.TrimSpace(v[start:end]); s != "" {
+				out = append(out, s)
+			}
+		}
+		for i, r := range v {
+			switch {
+			case r == '(':
+				depth++
+			case r == ')' && depth > 0:
+				depth--
+			case (r == ',' || r == ' ' || r == '\t' || r == '\n') && depth == 0:
+				flush(i)
+				start = i + 1
+			}
+		}
+		flush(len(v))
+	}
+	return out
+}
+
+// runPrint runs one prompt and renders the session in the chosen format.
+func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error {
+	ctx := cmd.Context()
+	switch f.outputFormat {
+	case "text", "json", "stream-json":
+	default:
+		return usagef("invalid --output-format %q: want text, json or stream-json", f.outputFormat)
+	}
+	if f.inputFormat != "text" {
+		return usagef("invalid --input-format %q: only text is supported", f.inputFormat)
+	}
+	opts, err := f.options(cmd)
+	if err != nil {
+		return err
+	}
+	prompt, err := readPrompt(stdio, args)
+	if err != nil {
+		return err
+	}
+	r := newRenderer(f.outputFormat, f.verbose, stdio.Out)
+	var result *agent.ResultMessage
+	for msg, err := range agent.Query(ctx, prompt, opts) {
+		if err != nil {
+			if errors.Is(err, agent.ErrNoCredentials) {
+				fmt.Fprintf(stdio.Err, "tack: %v\n", err)
+				return &exitError{code: 1}
+			}
+			return err
+		}
+		if res, ok := msg.(*agent.ResultMessage); ok {
+			result = res
+		}
+		if err := r.message(msg); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+	}
+	if err := r.close(); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	if result == nil {
+		return errors.New("the session ended without a result")
+	}
+	if result.IsError {
+		if f.outputFormat == "text" {
+			fmt.Fprintf(stdio.Err, "tack: %s\n", strings.Join(result.Errors, "; "))
+		}
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
+// readPrompt joins piped standard input and the prompt argument.
+func readPrompt(stdio IO, args []string) (string, error) {
+	var parts []string
+	if !stdio.StdinIsTerminal && stdio.In != nil {
+		data, err := io.ReadAll(stdio.In)
+		if err != nil {
+			return "", fmt.Errorf("read standard input: %w", err)
+		}
+		if s := strings.TrimRight(string(data), "\n"); strings.TrimSpace(s) != "" {
+			parts = append(parts, s)
+		}
+	}
+	if len(args) > 0 && strings.TrimSpace(args[0]) != "" {
+		parts = append(parts, args[0])
+	}
+	if len(parts) == 0 {
+		return "", usagef("no prompt: give one as an argument (tack -p \"…\") or on standard input")
+	}
+	return strings.Join(parts, "\n\n"), nil
+}
+
+// renderer writes messages in one output format.
+type renderer struct {
+	format  string
+	verbose bool
+	w       *bufio.Writer
+	all     []agent.Message
+}
+
+func newRenderer(format string, verbose bool, w io.Writer) *renderer {
+	return &renderer{format: format, verbose: verbose, w: bufio.NewWriter(w)}
+}
+
+func (r *renderer) message(m agent.Message) error {
+	switch r.format {
+	case "stream-json":
+		line, err := jsonx.Marshal(m)
+		if err != nil {
+			return err
+		}
+		r.w.Write(line)
+		r.w.WriteByte('\n')
+		// Each line is flushed as it happens: consumers read the stream live.
+		return r.w.Flush()
+	case "json":
+		if r.verbose {
+			r.all = append(r.all, m)
+			return nil
+		}
+		if res, ok := m.(*agent.ResultMessage); ok {
+			line, err := jsonx.Marshal(res)
+			if err != nil {
+				return err
+			}
+			r.w.Write(line)
+			r.w.WriteByte('\n')
+		}
+	case "text":
+		if res, ok := m.(*agent.ResultMessage); ok && !res.IsError {
+			r.w.WriteString(res.Text())
+			r.w.WriteByte('\n')
+		}
+	}
+	return nil
+}
+
+func (r *renderer) close() error {
+	if r.format == "json" && r.verbose {
+		data, err := jsonx.Marshal(r.all)
+		if err != nil {
+			return err
+		}
+		r.w.Write(data)
+		r.w.WriteByte('\n')
+	}
+	return r.w.Flush()
+}

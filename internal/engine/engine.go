@@ -1,0 +1,487 @@
+// Package engine runs the agent loop of one session: build a request, stream
+// the model's turn, run the tool calls it asks for (read-only calls in
+// parallel, the others one at a time in order), append the results and go
+// again, until the model ends its turn or a limit stops it.
+//
+// The engine emits typed protocol messages and knows nothing of terminals or
+// output formats. Everything it adds to the conversation also goes to a
+// Recorder, which keeps the transcript.
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/protocol"
+	"github.com/tackcode/tack/internal/tool"
+)
+
+// Config is everything a session needs. Provider, Tools and Env are required.
+type Config struct {
+	SessionID string
+	Provider  llm.Provider
+	Catalog   *llm.Catalog
+	Model     llm.Model
+	// System is the system prompt, already assembled.
+	System []llm.Block
+	// Context blocks open the first user message of the session (memory
+	// files, reminders); they sit in the cached prefix.
+	Context []llm.Block
+	Tools   *tool.Registry
+	Env     *tool.Env
+	// Gate decides whether each tool call may run. Nil allows everything.
+	Gate Gate
+
+	MaxTurns     int     // 0: no limit
+	MaxBudgetUSD float64 // 0: no limit
+	MaxTokens    int     // 0: the model's max output
+	Thinking     *llm.Thinking
+	// CacheTTL is "" (five minutes) or "1h".
+	CacheTTL string
+	// DisableCache sends no cache breakpoints.
+	DisableCache bool
+	// IncludePartial emits every SSE event as a stream_event message.
+	IncludePartial bool
+	// Loop bounds identical calls; zero values take the defaults.
+	Loop LoopLimit
+	// Recorder receives every message added to the conversation. Nil: none.
+	Recorder Recorder
+	// ParentToolUseID is set for a subagent's session.
+	ParentToolUseID string
+	// UserID goes into metadata.user_id.
+	UserID string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Recorder keeps the transcript of a session.
+type Recorder interface {
+	// Record appends one message of the conversation.
+	Record(m protocol.Message) error
+	// Sync makes what was recorded durable; called at turn boundaries.
+	Sync() error
+}
+
+// Session is one conversation with the model. Run may be called again to
+// continue it; calls must not overlap.
+type Session struct {
+	cfg Config
+
+	mu       sync.Mutex // guards messages and the fields below between runs
+	messages []llm.Message
+	// prevLast is the index of the last message of the previous request; its
+	// last block keeps a cache breakpoint so the next request reads the
+	// whole previous one from cache.
+	prevLast int
+	model    llm.Model
+	usage    map[string]*modelUsage
+	order    []string // model ids in first-use order
+	cost     float64
+	loops    *loopDetector
+}
+
+type modelUsage struct {
+	model llm.Model
+	usage llm.Usage
+	cost  float64
+}
+
+// New returns a session with an empty conversation.
+func New(cfg Config) (*Session, error) {
+	if cfg.Provider == nil || cfg.Tools == nil || cfg.Env == nil {
+		return nil, errors.New("engine: Provider, Tools and Env are required")
+	}
+	if cfg.Catalog == nil {
+		cfg.Catalog = llm.Catalogue()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.SessionID == "" {
+		cfg.SessionID = uuid.NewString()
+	}
+	return &Session{
+		cfg:      cfg,
+		prevLast: -1,
+		model:    cfg.Model,
+		usage:    map[string]*modelUsage{},
+		loops:    newLoopDetector(cfg.Loop),
+	}, nil
+}
+
+// SessionID returns the session's id.
+func (s *Session) SessionID() string { return s.cfg.SessionID }
+
+// SetModel switches the model for the following requests.
+func (s *Session) SetModel(m llm.Model) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.model = m
+}
+
+// Model returns the current model.
+func (s *Session) Model() llm.Model {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.model
+}
+
+// Messages returns a copy of the conversation so far.
+func (s *Session) Messages() []llm.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]llm.Message(nil), s.messages...)
+}
+
+// Restore replaces the conversation (a resumed session).
+func (s *Session) Restore(msgs []llm.Message) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.messages = append([]llm.Message(nil), msgs...)
+	s.prevLast = -1
+}
+
+// Emit receives the session's messages as they happen, on the goroutine that
+// called Run.
+type Emit func(protocol.Message)
+
+// run is the state of one Run call.
+type run struct {
+	s         *Session
+	ctx       context.Context
+	emit      Emit
+	start     time.Time
+	apiTime   time.Duration
+	turns     int
+	usage     llm.Usage
+	byModel   map[string]*modelUsage
+	denials   []protocol.PermissionDenial
+	lastStop  string
+	lastText  string
+	parentID  *string
+	lastUUID  string
+	recordErr error
+}
+
+// Run sends prompt as the next user message and loops until the model ends
+// its turn, a limit is reached or ctx is cancelled. It always returns a
+// result message (which it has also emitted).
+func (s *Session) Run(ctx context.Context, prompt []llm.Block, emit Emit) *protocol.Result {
+	if emit == nil {
+		emit = func(protocol.Message) {}
+	}
+	r := &run{s: s, ctx: ctx, emit: emit, start: s.cfg.Now(), byModel: map[string]*modelUsage{}}
+	if s.cfg.ParentToolUseID != "" {
+		id := s.cfg.ParentToolUseID
+		r.parentID = &id
+	}
+	res := r.loop(prompt)
+	if s.cfg.Recorder != nil {
+		if err := s.cfg.Recorder.Sync(); err != nil && r.recordErr == nil {
+			r.recordErr = err
+		}
+	}
+	if r.recordErr != nil {
+		res.Errors = append(res.Errors, "transcript: "+r.recordErr.Error())
+	}
+	emit(res)
+	return res
+}
+
+func (r *run) loop(prompt []llm.Block) *protocol.Result {
+	s := r.s
+	s.mu.Lock()
+	first := len(s.messages) == 0
+	s.mu.Unlock()
+	content := prompt
+	if first && len(s.cfg.Context) > 0 {
+		content = append(append([]llm.Block(nil), s.cfg.Context...), prompt...)
+	}
+	r.appendUser(llm.Message{Role: llm.RoleUser, Content: content}, nil, false)
+
+	for {
+		if err := r.ctx.Err(); err != nil {
+			return r.interrupted("aborted_streaming")
+		}
+		if max := s.cfg.MaxTurns; max > 0 && r.turns >= max {
+			r.turns++
+			return r.errorResult(protocol.ResultMaxTurns, "max_turns", fmt.Sprintf("Reached maximum number of turns (%d)", max))
+		}
+		if max := s.cfg.MaxBudgetUSD; max > 0 && s.totalCost() >= max {
+			return r.errorResult(protocol.ResultMaxBudget, "max_budget",
+				fmt.Sprintf("Reached maximum budget ($%g): spent $%.4f", max, s.totalCost()))
+		}
+		r.turns++
+		resp, err := r.callModel()
+		if err != nil {
+			if r.ctx.Err() != nil {
+				return r.interrupted("aborted_streaming")
+			}
+			return r.errorResult(protocol.ResultDuringExecution, "api_error", err.Error())
+		}
+		calls := r.appendAssistant(resp)
+		r.lastStop = resp.StopReason
+		if len(calls) == 0 {
+			if resp.StopReason == "pause_turn" {
+				continue // a server tool paused the turn: send it back to go on
+			}
+			return r.success()
+		}
+		stop := r.runTools(calls)
+		if stop != nil {
+			return stop
+		}
+	}
+}
+
+// callModel sends the conversation and returns the complete response.
+func (r *run) callModel() (*llm.Response, error) {
+	s := r.s
+	req := s.buildRequest()
+	obs := llm.Observer{
+		Retry: func(rt llm.Retry) {
+			msg := &protocol.System{
+				Subtype: protocol.SubtypeAPIRetry, SessionID: s.cfg.SessionID, UUID: uuid.NewString(),
+				Attempt: rt.Attempt, MaxRetries: rt.MaxRetries, RetryDelayMS: rt.Delay.Milliseconds(),
+				ErrorStatus: rt.Status, Error: errorKind(rt.Err),
+			}
+			r.emit(msg)
+		},
+	}
+	if s.cfg.IncludePartial {
+		obs.Event = func(ev llm.StreamEvent) {
+			r.emit(&protocol.StreamEvent{Type: "stream_event", Event: ev.Raw, ParentToolUseID: r.parentID,
+				SessionID: s.cfg.SessionID, UUID: uuid.NewString()})
+		}
+	}
+	t0 := time.Now()
+	resp, err := s.cfg.Provider.Stream(r.ctx, req, obs)
+	r.apiTime += time.Since(t0)
+	if err != nil {
+		return nil, err
+	}
+	r.account(req.Model, resp)
+	return resp, nil
+}
+
+// errorKind is the short error name of an api_retry message.
+func errorKind(err error) string {
+	var apiErr *llm.APIError
+	if errors.As(err, &apiErr) {
+		switch {
+		case apiErr.Type != "":
+			return apiErr.Type
+		case apiErr.Status == 429:
+			return "rate_limit"
+		case apiErr.Status >= 500:
+			return "server_error"
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "incomplete response stream") {
+		return "stream_interrupted"
+	}
+	return "unknown"
+}
+
+// appendAssistant records the response, one message per content block (the
+// blocks share the API message id), and returns its tool calls. A tool call
+// whose input is not a JSON object is kept with input {} so the conversation
+// stays valid; the call then fails with a tool_use_error.
+func (r *run) appendAssistant(resp *llm.Response) []*call {
+	s := r.s
+	var calls []*call
+	for i := range resp.Content {
+		b := &resp.Content[i]
+		if b.Type != llm.TypeToolUse {
+			continue
+		}
+		c := &call{id: b.ID, name: b.Name, input: b.Input}
+		if !isJSONObject(b.Input) {
+			c.badInput = fmt.Sprintf("the input of %s was not a JSON object: %s", b.Name, truncate(string(b.Input), 200))
+			b.Input = json.RawMessage("{}")
+			c.input = b.Input
+		}
+		calls = append(calls, c)
+	}
+	s.mu.Lock()
+	s.messages = append(s.messages, resp.Message())
+	s.mu.Unlock()
+
+	stop := resp.StopReason
+	for i, b := range resp.Content {
+		msg := &protocol.Assistant{
+			Type: "assistant",
+			Message: protocol.APIMessage{
+				ID: resp.ID, Type: "message", Role: llm.RoleAssistant, Model: resp.Model,
+				Content: []llm.Block{b}, Usage: resp.Usage,
+			},
+			ParentToolUseID: r.parentID, SessionID: s.cfg.SessionID, UUID: uuid.NewString(), RequestID: resp.RequestID,
+		}
+		if i == len(resp.Content)-1 {
+			msg.Message.StopReason = &stop
+		}
+		r.record(msg)
+		r.emit(msg)
+	}
+	if text := llm.TextOf(resp.Content); text != "" || len(calls) == 0 {
+		r.lastText = text
+	}
+	return calls
+}
+
+// appendUser adds a user message to the conversation and records it. emitted
+// says whether surfaces see it too (tool results, interruption notes).
+func (r *run) appendUser(m llm.Message, structured any, emitted bool) {
+	s := r.s
+	s.mu.Lock()
+	s.messages = append(s.messages, m)
+	s.mu.Unlock()
+	msg := &protocol.User{Type: "user", Message: m, ParentToolUseID: r.parentID, SessionID: s.cfg.SessionID,
+		UUID: uuid.NewString(), ToolUseResult: structured}
+	r.record(msg)
+	if emitted {
+		r.emit(msg)
+	}
+}
+
+func (r *run) record(m protocol.Message) {
+	rec := r.s.cfg.Recorder
+	if rec == nil || r.recordErr != nil {
+		return
+	}
+	if err := rec.Record(m); err != nil {
+		r.recordErr = err
+	}
+}
+
+// interrupted ends a run cancelled by the user.
+func (r *run) interrupted(reason string) *protocol.Result {
+	note := "[Request interrupted by user]"
+	if reason == "aborted_tools" {
+		note = "[Request interrupted by user for tool use]"
+	}
+	s := r.s
+	s.mu.Lock()
+	last := len(s.messages) - 1
+	lastIsUser := last >= 0 && s.messages[last].Role == llm.RoleUser
+	s.mu.Unlock()
+	if lastIsUser {
+		// Keep roles alternating: the note joins the pending user message.
+		s.mu.Lock()
+		s.messages[last].Content = append(s.messages[last].Content, llm.Text(note))
+		s.mu.Unlock()
+		r.record(&protocol.User{Type: "user", Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(note)}},
+			ParentToolUseID: r.parentID, SessionID: s.cfg.SessionID, UUID: uuid.NewString()})
+	} else {
+		r.appendUser(llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(note)}}, nil, false)
+	}
+	res := r.errorResult(protocol.ResultDuringExecution, reason, "Interrupted by user")
+	return res
+}
+
+func (r *run) success() *protocol.Result {
+	res := r.result(protocol.ResultSuccess, "completed")
+	text := r.lastText
+	res.Result = &text
+	return res
+}
+
+func (r *run) errorResult(subtype, terminal, msg string) *protocol.Result {
+	res := r.result(subtype, terminal)
+	res.IsError = true
+	res.Errors = []string{msg}
+	return res
+}
+
+func (r *run) result(subtype, terminal string) *protocol.Result {
+	s := r.s
+	res := &protocol.Result{
+		Type: "result", Subtype: subtype, SessionID: s.cfg.SessionID, UUID: uuid.NewString(),
+		NumTurns: r.turns, DurationMS: s.cfg.Now().Sub(r.start).Milliseconds(), DurationAPIMS: r.apiTime.Milliseconds(),
+		ModelUsage: map[string]protocol.ModelUsage{}, PermissionDenials: r.denials, TerminalReason: terminal,
+	}
+	if res.PermissionDenials == nil {
+		res.PermissionDenials = []protocol.PermissionDenial{}
+	}
+	if r.lastStop != "" {
+		stop := r.lastStop
+		res.StopReason = &stop
+	}
+	res.Usage = protocol.ResultUsage{
+		InputTokens: r.usage.InputTokens, OutputTokens: r.usage.OutputTokens,
+		CacheCreationInputTokens: r.usage.CacheCreationInputTokens, CacheReadInputTokens: r.usage.CacheReadInputTokens,
+	}
+	if r.usage.CacheCreation != nil {
+		res.Usage.CacheCreation = *r.usage.CacheCreation
+	}
+	if r.usage.ServerToolUse != nil {
+		res.Usage.ServerToolUse = *r.usage.ServerToolUse
+	}
+	for id, mu := range r.byModel {
+		res.ModelUsage[id] = protocol.ModelUsage{
+			InputTokens: mu.usage.InputTokens, OutputTokens: mu.usage.OutputTokens,
+			CacheReadInputTokens: mu.usage.CacheReadInputTokens, CacheCreationInputTokens: mu.usage.CacheCreationInputTokens,
+			WebSearchRequests: mu.usage.WebSearches(), CostUSD: mu.cost,
+			ContextWindow: mu.model.ContextWindow, MaxOutputTokens: mu.model.MaxOutput,
+		}
+		res.TotalCostUSD += mu.cost
+	}
+	return res
+}
+
+// account adds a response's usage to the run and the session.
+func (r *run) account(requested string, resp *llm.Response) {
+	s := r.s
+	id := resp.Model
+	if id == "" {
+		id = requested
+	}
+	m := s.cfg.Catalog.Resolve(id, func(string) string { return "" })
+	cost := m.Cost(resp.Usage, s.cfg.Catalog.WebSearchPer1k)
+	r.usage.Add(resp.Usage)
+	if r.byModel[id] == nil {
+		r.byModel[id] = &modelUsage{model: m}
+	}
+	r.byModel[id].usage.Add(resp.Usage)
+	r.byModel[id].cost += cost
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.usage[id] == nil {
+		s.usage[id] = &modelUsage{model: m}
+		s.order = append(s.order, id)
+	}
+	s.usage[id].usage.Add(resp.Usage)
+	s.usage[id].cost += cost
+	s.cost += cost
+}
+
+// totalCost is the session's spend so far.
+func (s *Session) totalCost() float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cost
+}
+
+// Cost returns the session's spend so far in USD.
+func (s *Session) Cost() float64 { return s.totalCost() }
+
+func isJSONObject(b json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(b, &m) == nil && m != nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

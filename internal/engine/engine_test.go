@@ -1,0 +1,485 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/llm/anthropic"
+	"github.com/tackcode/tack/internal/llm/llmtest"
+	"github.com/tackcode/tack/internal/protocol"
+	"github.com/tackcode/tack/internal/shell"
+	"github.com/tackcode/tack/internal/tool"
+)
+
+// testTool is a tool whose behaviour a test scripts with a function.
+type testTool struct {
+	name     string
+	readOnly bool
+	run      func(ctx context.Context, input json.RawMessage) (tool.Result, error)
+}
+
+func (t *testTool) Name() string        { return t.name }
+func (t *testTool) Description() string { return "test tool " + t.name }
+func (t *testTool) InputSchema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"},"text":{"type":"string"}},"additionalProperties":false}`)
+}
+func (t *testTool) ReadOnly(json.RawMessage) bool { return t.readOnly }
+func (t *testTool) Run(ctx context.Context, _ *tool.Env, input json.RawMessage) (tool.Result, error) {
+	return t.run(ctx, input)
+}
+
+func echoTool(name string, readOnly bool) *testTool {
+	return &testTool{name: name, readOnly: readOnly, run: func(_ context.Context, in json.RawMessage) (tool.Result, error) {
+		return tool.TextResult(name+" got "+string(in), map[string]string{"echo": string(in)}), nil
+	}}
+}
+
+// memRecorder keeps recorded messages.
+type memRecorder struct {
+	mu    sync.Mutex
+	msgs  []protocol.Message
+	syncs int
+}
+
+func (m *memRecorder) Record(msg protocol.Message) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.msgs = append(m.msgs, msg)
+	return nil
+}
+
+func (m *memRecorder) Sync() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.syncs++
+	return nil
+}
+
+type harness struct {
+	srv      *llmtest.Server
+	sess     *Session
+	rec      *memRecorder
+	emitted  []protocol.Message
+	provider *anthropic.Provider
+}
+
+func newHarness(t *testing.T, tools []tool.Tool, turns []llmtest.Turn, tweak func(*Config)) *harness {
+	t.Helper()
+	srv := llmtest.New(t, turns...)
+	p := anthropic.New(anthropic.Config{APIKey: "test", BaseURL: srv.URL(), MaxRetries: 3})
+	dir := t.TempDir()
+	rec := &memRecorder{}
+	cfg := Config{
+		Provider: p,
+		Model:    llm.Catalogue().Resolve("haiku", func(string) string { return "" }),
+		System:   []llm.Block{llm.Text("identity"), llm.Text("main prompt")},
+		Tools:    tool.NewRegistry(tools...),
+		Env:      &tool.Env{ProjectDir: dir, Shell: shell.New(dir, nil), Files: tool.NewFileState(), ScratchDir: t.TempDir()},
+		Recorder: rec,
+	}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &harness{srv: srv, sess: s, rec: rec, provider: p}
+}
+
+func (h *harness) run(ctx context.Context, prompt string) *protocol.Result {
+	return h.sess.Run(ctx, []llm.Block{llm.Text(prompt)}, func(m protocol.Message) { h.emitted = append(h.emitted, m) })
+}
+
+func TestTextTurn(t *testing.T) {
+	h := newHarness(t, nil, []llmtest.Turn{{
+		Content: []llm.Block{llmtest.Text("hello there")},
+		Usage:   &llm.Usage{InputTokens: 1000, OutputTokens: 100},
+	}}, nil)
+	res := h.run(context.Background(), "say hi")
+	if res.IsError || res.Subtype != protocol.ResultSuccess || res.Text() != "hello there" {
+		t.Fatalf("result %+v", res)
+	}
+	if res.NumTurns != 1 {
+		t.Errorf("num_turns %d", res.NumTurns)
+	}
+	// haiku: $1/M in, $5/M out.
+	want := 1000*1e-6 + 100*5e-6
+	if diff := res.TotalCostUSD - want; diff > 1e-12 || diff < -1e-12 {
+		t.Errorf("cost %v, want %v", res.TotalCostUSD, want)
+	}
+	mu, ok := res.ModelUsage["claude-haiku-4-5"]
+	if !ok || mu.InputTokens != 1000 || mu.OutputTokens != 100 || mu.ContextWindow != 200000 {
+		t.Errorf("modelUsage %+v", res.ModelUsage)
+	}
+	if res.Usage.InputTokens != 1000 || res.Usage.OutputTokens != 100 {
+		t.Errorf("usage %+v", res.Usage)
+	}
+	if last := h.emitted[len(h.emitted)-1]; last != protocol.Message(res) {
+		t.Errorf("result not emitted last")
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) != 1 || reqs[0].LastUserText() != "say hi" {
+		t.Fatalf("requests %+v", reqs)
+	}
+	// The prompt and the answer are in the transcript.
+	if len(h.rec.msgs) != 2 {
+		t.Fatalf("recorded %d messages", len(h.rec.msgs))
+	}
+	if _, ok := h.rec.msgs[0].(*protocol.User); !ok {
+		t.Errorf("first record %T", h.rec.msgs[0])
+	}
+	if h.rec.syncs == 0 {
+		t.Errorf("transcript never synced")
+	}
+}
+
+func TestReadOnlyCallsRunInParallelAndMutatingInOrder(t *testing.T) {
+	// The three read-only calls meet at a barrier: they can only all get
+	// past it if they run at the same time.
+	var arrived sync.WaitGroup
+	arrived.Add(3)
+	barrier := make(chan struct{})
+	go func() { arrived.Wait(); close(barrier) }()
+	reader := &testTool{name: "Look", readOnly: true, run: func(ctx context.Context, in json.RawMessage) (tool.Result, error) {
+		arrived.Done()
+		select {
+		case <-barrier:
+			return tool.TextResult("seen "+string(in), nil), nil
+		case <-time.After(10 * time.Second):
+			return tool.Result{}, fmt.Errorf("read-only calls did not run in parallel")
+		}
+	}}
+	var running, maxRunning atomic.Int32
+	var order []string
+	var mu sync.Mutex
+	writer := &testTool{name: "Change", run: func(ctx context.Context, in json.RawMessage) (tool.Result, error) {
+		n := running.Add(1)
+		defer running.Add(-1)
+		if n > maxRunning.Load() {
+			maxRunning.Store(n)
+		}
+		time.Sleep(5 * time.Millisecond)
+		mu.Lock()
+		order = append(order, string(in))
+		mu.Unlock()
+		return tool.TextResult("changed", nil), nil
+	}}
+	h := newHarness(t, []tool.Tool{reader, writer}, []llmtest.Turn{
+		{Content: []llm.Block{
+			llmtest.ToolUse("Look", map[string]int{"n": 1}),
+			llmtest.ToolUse("Look", map[string]int{"n": 2}),
+			llmtest.ToolUse("Look", map[string]int{"n": 3}),
+			llmtest.ToolUse("Change", map[string]int{"n": 4}),
+			llmtest.ToolUse("Change", map[string]int{"n": 5}),
+			llmtest.ToolUse("Change", map[string]int{"n": 6}),
+		}},
+		{Content: []llm.Block{llmtest.Text("done")}},
+	}, nil)
+	res := h.run(context.Background(), "go")
+	if res.IsError {
+		t.Fatalf("result %+v", res)
+	}
+	if got := strings.Join(order, ","); got != `{"n":4},{"n":5},{"n":6}` {
+		t.Errorf("mutating calls ran in order %s", got)
+	}
+	if maxRunning.Load() != 1 {
+		t.Errorf("%d mutating calls overlapped", maxRunning.Load())
+	}
+	second := h.srv.Requests()[1]
+	results := second.ToolResults()
+	if len(results) != 6 {
+		t.Fatalf("%d results in one message", len(results))
+	}
+	for i, r := range results {
+		if r.IsError {
+			t.Errorf("result %d is an error: %s", i, llm.TextOf(r.Content))
+		}
+	}
+	if !strings.HasPrefix(llm.TextOf(results[0].Content), `seen {"n":1}`) {
+		t.Errorf("first result %q", llm.TextOf(results[0].Content))
+	}
+	// One user message per result was emitted, in call order.
+	var users []*protocol.User
+	for _, m := range h.emitted {
+		if u, ok := m.(*protocol.User); ok {
+			users = append(users, u)
+		}
+	}
+	if len(users) != 6 || users[0].Message.Content[0].ToolUseID != results[0].ToolUseID {
+		t.Errorf("emitted user messages: %d", len(users))
+	}
+}
+
+func TestMaxTurnsStopsAfterToolTurn(t *testing.T) {
+	h := newHarness(t, []tool.Tool{echoTool("Echo", true)}, []llmtest.Turn{
+		{Content: []llm.Block{llmtest.ToolUse("Echo", map[string]string{"text": "x"})}},
+	}, func(c *Config) { c.MaxTurns = 1 })
+	res := h.run(context.Background(), "go")
+	if res.Subtype != protocol.ResultMaxTurns || !res.IsError || res.NumTurns != 2 {
+		t.Fatalf("result %+v", res)
+	}
+	if len(res.Errors) != 1 || res.Errors[0] != "Reached maximum number of turns (1)" {
+		t.Errorf("errors %q", res.Errors)
+	}
+	if res.Result != nil {
+		t.Errorf("result text on error")
+	}
+	if len(h.srv.Requests()) != 1 {
+		t.Errorf("%d requests", len(h.srv.Requests()))
+	}
+}
+
+func TestMaxBudget(t *testing.T) {
+	h := newHarness(t, []tool.Tool{echoTool("Echo", true)}, []llmtest.Turn{
+		{Content: []llm.Block{llmtest.ToolUse("Echo", map[string]string{"text": "x"})},
+			Usage: &llm.Usage{InputTokens: 2_000_000, OutputTokens: 10}},
+		{Content: []llm.Block{llmtest.Text("never")}},
+	}, func(c *Config) { c.MaxBudgetUSD = 1 })
+	res := h.run(context.Background(), "go")
+	if res.Subtype != protocol.ResultMaxBudget || !res.IsError {
+		t.Fatalf("result %+v", res)
+	}
+	if res.TotalCostUSD < 1 {
+		t.Errorf("cost %v", res.TotalCostUSD)
+	}
+	if len(h.srv.Requests()) != 1 {
+		t.Errorf("a request was made past the budget")
+	}
+}
+
+func TestBadToolCallsBecomeToolUseErrors(t *testing.T) {
+	h := newHarness(t, []tool.Tool{echoTool("Echo", true)}, []llmtest.Turn{
+		{Content: []llm.Block{
+			llmtest.ToolUse("Nope", map[string]string{}),
+			llmtest.ToolUse("Echo", map[string]any{"n": "not a number"}),
+			llmtest.ToolUse("Echo", map[string]string{"text": "cut"}),
+		}, Faults: nil},
+		{Content: []llm.Block{llmtest.Text("ok")}},
+	}, nil)
+	res := h.run(context.Background(), "go")
+	if res.IsError {
+		t.Fatalf("result %+v", res)
+	}
+	results := h.srv.Requests()[1].ToolResults()
+	if len(results) != 3 {
+		t.Fatalf("%d results", len(results))
+	}
+	wants := []string{"No such tool available: Nope", "InputValidationError", "not a JSON object"}
+	for i, r := range results {
+		text := llm.TextOf(r.Content)
+		if !r.IsError || !strings.HasPrefix(text, "<tool_use_error>") || !strings.Contains(text, wants[i]) {
+			t.Errorf("result %d: error=%v %q", i, r.IsError, text)
+		}
+	}
+	// The malformed input went back to the API as a valid object.
+	asst := h.srv.Requests()[1].Messages[1]
+	if string(asst.Content[2].Input) != "{}" {
+		t.Errorf("malformed input sent back as %s", asst.Content[2].Input)
+	}
+}
+
+func TestPanickingToolDoesNotEndTheSession(t *testing.T) {
+	boom := &testTool{name: "Boom", run: func(context.Context, json.RawMessage) (tool.Result, error) { panic("kaboom") }}
+	h := newHarness(t, []tool.Tool{boom}, []llmtest.Turn{
+		{Content: []llm.Block{llmtest.ToolUse("Boom", map[string]int{})}},
+		{Content: []llm.Block{llmtest.Text("survived")}},
+	}, nil)
+	res := h.run(context.Background(), "go")
+	if res.IsError || res.Text() != "survived" {
+		t.Fatalf("result %+v", res)
+	}
+	r := h.srv.Requests()[1].ToolResults()[0]
+	if !r.IsError || !strings.Contains(llm.TextOf(r.Content), "kaboom") {
+		t.Errorf("result %+v", r)
+	}
+}
+
+func TestGateDenial(t *testing.T) {
+	var ran atomic.Bool
+	danger := &testTool{name: "Danger", run: func(context.Context, json.RawMessage) (tool.Result, error) {
+		ran.Store(true)
+		return tool.TextResult("ran", nil), nil
+	}}
+	h := newHarness(t, []tool.Tool{danger}, []llmtest.Turn{
+		{Content: []llm.Block{llmtest.ToolUse("Danger", map[string]int{"n": 7})}},
+		{Content: []llm.Block{llmtest.Text("ok")}},
+	}, func(c *Config) {
+		c.Gate = GateFunc(func(_ context.Context, call ToolCall) Verdict {
+			return Verdict{Message: "no " + call.Name, Unattended: true}
+		})
+	})
+	res := h.run(context.Background(), "go")
+	if ran.Load() {
+		t.Fatal("denied tool ran")
+	}
+	if len(res.PermissionDenials) != 1 || res.PermissionDenials[0].ToolName != "Danger" ||
+		string(res.PermissionDenials[0].ToolInput) != `{"n":7}` {
+		t.Errorf("denials %+v", res.PermissionDenials)
+	}
+	r := h.srv.Requests()[1].ToolResults()[0]
+	if !r.IsError || llm.TextOf(r.Content) != "no Danger" {
+		t.Errorf("result %+v", r)
+	}
+	var sawDenied bool
+	for _, m := range h.emitted {
+		if s, ok := m.(*protocol.System); ok && s.Subtype == protocol.SubtypePermissionDenied {
+			sawDenied = s.ToolName == "Danger"
+		}
+	}
+	if !sawDenied {
+		t.Errorf("no permission_denied message")
+	}
+}
+
+func TestInterruptDuringTool(t *testing.T) {
+	started := make(chan struct{})
+	slow := &testTool{name: "Slow", run: func(ctx context.Context, _ json.RawMessage) (tool.Result, error) {
+		close(started)
+		<-ctx.Done()
+		return tool.Result{Content: []llm.Block{llm.Text("interrupted")}, IsError: true}, nil
+	}}
+	h := newHarness(t, []tool.Tool{slow, echoTool("Echo", false)}, []llmtest.Turn{
+		{Content: []llm.Block{llmtest.ToolUse("Slow", map[string]int{}), llmtest.ToolUse("Echo", map[string]int{})}},
+	}, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	res := h.run(ctx, "go")
+	if res.Subtype != protocol.ResultDuringExecution || res.TerminalReason != "aborted_tools" {
+		t.Fatalf("result %+v", res)
+	}
+	msgs := h.sess.Messages()
+	last := msgs[len(msgs)-1]
+	if last.Role != llm.RoleUser || len(last.Content) != 3 {
+		t.Fatalf("last message %+v", last)
+	}
+	if !strings.Contains(llm.TextOf(last.Content[1].Content), "interrupted by the user") {
+		t.Errorf("unstarted call result %q", llm.TextOf(last.Content[1].Content))
+	}
+	if last.Content[2].Text != "[Request interrupted by user for tool use]" {
+		t.Errorf("note %q", last.Content[2].Text)
+	}
+	// The transcript ends with the interruption note.
+	lastRec := h.rec.msgs[len(h.rec.msgs)-1].(*protocol.User)
+	if llm.TextOf(lastRec.Message.Content) != "[Request interrupted by user for tool use]" {
+		t.Errorf("transcript does not record the interruption: %+v", lastRec)
+	}
+}
+
+func TestLoopDetection(t *testing.T) {
+	var turns []llmtest.Turn
+	for i := 0; i < 10; i++ {
+		turns = append(turns, llmtest.Turn{Content: []llm.Block{llmtest.ToolUse("Echo", map[string]string{"text": "same"})}})
+	}
+	h := newHarness(t, []tool.Tool{echoTool("Echo", true)}, turns, func(c *Config) { c.Loop = LoopLimit{Threshold: 4} })
+	res := h.run(context.Background(), "go")
+	if res.Subtype != protocol.ResultDuringExecution || res.TerminalReason != "loop_detected" {
+		t.Fatalf("result %+v", res)
+	}
+	if !strings.Contains(res.Errors[0], "same Echo call") {
+		t.Errorf("error %q", res.Errors[0])
+	}
+	if n := len(h.srv.Requests()); n != 4 {
+		t.Errorf("%d requests before stopping", n)
+	}
+}
+
+func TestCacheBreakpointsAndStablePrefix(t *testing.T) {
+	h := newHarness(t, []tool.Tool{echoTool("Echo", true)}, []llmtest.Turn{
+		{Content: []llm.Block{llmtest.ToolUse("Echo", map[string]string{"text": "a"}), llmtest.ToolUse("Echo", map[string]string{"text": "b"})}},
+		{Content: []llm.Block{llmtest.ToolUse("Echo", map[string]string{"text": "c"})}},
+		{Content: []llm.Block{llmtest.Text("done")}},
+	}, nil)
+	if res := h.run(context.Background(), "go"); res.IsError {
+		t.Fatalf("result %+v", res)
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if n := reqs[0].CacheBreakpoints(); n != 2 {
+		t.Errorf("first request has %d breakpoints, want 2 (system, last message)", n)
+	}
+	for i, r := range reqs[1:] {
+		if n := r.CacheBreakpoints(); n != 3 {
+			t.Errorf("request %d has %d breakpoints, want 3", i+2, n)
+		}
+		// The previous request's last message keeps its breakpoint.
+		prevLast := len(reqs[i].Messages) - 1
+		m := r.Messages[prevLast]
+		if m.Content[len(m.Content)-1].CacheControl == nil {
+			t.Errorf("request %d: no breakpoint where the previous request ended", i+2)
+		}
+	}
+	// System and tools are byte-identical across requests.
+	for _, r := range reqs[1:] {
+		if r.SystemText() != reqs[0].SystemText() || string(mustJSON(r.Tools)) != string(mustJSON(reqs[0].Tools)) {
+			t.Errorf("the cached prefix changed between requests")
+		}
+	}
+	// History is not modified by the marks: the engine's copy has none.
+	for _, m := range h.sess.Messages() {
+		for _, b := range m.Content {
+			if b.CacheControl != nil {
+				t.Fatalf("a breakpoint leaked into the conversation history")
+			}
+		}
+	}
+}
+
+func TestRetryAfterOverloadRunsToolsOnce(t *testing.T) {
+	var runs atomic.Int32
+	counter := &testTool{name: "Count", run: func(context.Context, json.RawMessage) (tool.Result, error) {
+		runs.Add(1)
+		return tool.TextResult("counted", nil), nil
+	}}
+	h := newHarness(t, []tool.Tool{counter}, []llmtest.Turn{
+		{Content: []llm.Block{llmtest.ToolUse("Count", map[string]int{})},
+			Faults: []llmtest.Fault{{Status: 529, RetryAfter: "0"}, {CutAfter: 6}}},
+		{Content: []llm.Block{llmtest.Text("done")}, Faults: []llmtest.Fault{{Status: 429, RetryAfter: "0"}}},
+	}, nil)
+	res := h.run(context.Background(), "go")
+	if res.IsError || res.Text() != "done" {
+		t.Fatalf("result %+v", res)
+	}
+	if runs.Load() != 1 {
+		t.Errorf("tool ran %d times", runs.Load())
+	}
+	var retries []*protocol.System
+	for _, m := range h.emitted {
+		if s, ok := m.(*protocol.System); ok && s.Subtype == protocol.SubtypeAPIRetry {
+			retries = append(retries, s)
+		}
+	}
+	if len(retries) != 3 || retries[0].ErrorStatus != 529 || retries[1].ErrorStatus != 0 || retries[2].ErrorStatus != 429 {
+		t.Errorf("retries %+v", retries)
+	}
+	if res.NumTurns != 2 {
+		t.Errorf("num_turns %d", res.NumTurns)
+	}
+}
+
+func TestAPIErrorEndsRun(t *testing.T) {
+	h := newHarness(t, nil, []llmtest.Turn{
+		{Content: []llm.Block{llmtest.Text("x")}, Faults: []llmtest.Fault{{Status: 400, Message: "bad request body"}}},
+	}, nil)
+	res := h.run(context.Background(), "go")
+	if res.Subtype != protocol.ResultDuringExecution || !strings.Contains(res.Errors[0], "bad request body") {
+		t.Fatalf("result %+v", res)
+	}
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -1,0 +1,61 @@
+package engine
+
+import (
+	"github.com/tackcode/tack/internal/llm"
+)
+
+// buildRequest assembles the next request from the conversation. Cache
+// breakpoints go on the last system block, on the last block of the message
+// that ended the previous request (so this request reads all of it from
+// cache, however many blocks were added since) and on the last block of the
+// conversation (so the next request can read this one). History is never
+// modified: marked blocks are copies.
+func (s *Session) buildRequest() *llm.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	model := s.model
+	maxTokens := s.cfg.MaxTokens
+	if maxTokens <= 0 || maxTokens > model.MaxOutput {
+		maxTokens = model.MaxOutput
+	}
+	req := &llm.Request{
+		Model:     model.ID,
+		MaxTokens: maxTokens,
+		Thinking:  s.cfg.Thinking,
+		Tools:     s.cfg.Tools.Specs(),
+		UserID:    s.cfg.UserID,
+	}
+	msgs := make([]llm.Message, len(s.messages))
+	copy(msgs, s.messages)
+	req.System = append([]llm.Block(nil), s.cfg.System...)
+	if !s.cfg.DisableCache {
+		cc := &llm.CacheControl{Type: "ephemeral", TTL: s.cfg.CacheTTL}
+		if n := len(req.System); n > 0 {
+			req.System[n-1].CacheControl = cc
+		}
+		last := len(msgs) - 1
+		if p := s.prevLast; p >= 0 && p < last {
+			markLast(&msgs[p], cc)
+		}
+		if last >= 0 {
+			markLast(&msgs[last], cc)
+		}
+		s.prevLast = last
+	}
+	req.Messages = msgs
+	return req
+}
+
+// markLast puts a breakpoint on the last cacheable block of m, on a copy.
+func markLast(m *llm.Message, cc *llm.CacheControl) {
+	for i := len(m.Content) - 1; i >= 0; i-- {
+		switch m.Content[i].Type {
+		case llm.TypeThinking, llm.TypeRedactedThinking:
+			continue // thinking blocks cannot carry cache_control
+		}
+		content := append([]llm.Block(nil), m.Content...)
+		content[i].CacheControl = cc
+		m.Content = content
+		return
+	}
+}

@@ -1,0 +1,268 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/protocol"
+	"github.com/tackcode/tack/internal/tool"
+)
+
+// Gate decides whether a tool call may run. It is called on the run's
+// goroutine, one call at a time and in the model's order, just before the
+// call (or its read-only batch) runs, so it may prompt a user.
+type Gate interface {
+	Check(ctx context.Context, c ToolCall) Verdict
+}
+
+// GateFunc adapts a function to Gate.
+type GateFunc func(ctx context.Context, c ToolCall) Verdict
+
+// Check calls f.
+func (f GateFunc) Check(ctx context.Context, c ToolCall) Verdict { return f(ctx, c) }
+
+// ToolCall is a call the model asked for, as the gate sees it.
+type ToolCall struct {
+	ID       string
+	Name     string
+	Input    json.RawMessage
+	ReadOnly bool
+	Tool     tool.Tool
+}
+
+// Verdict is a gate's answer.
+type Verdict struct {
+	Allow bool
+	// Message tells the model why the call was denied.
+	Message string
+	// Input, when set, replaces the call's input.
+	Input json.RawMessage
+	// Unattended marks a denial made because nobody could be asked (print
+	// mode): surfaces are told with a permission_denied message.
+	Unattended bool
+}
+
+// call is one tool_use of a response, on its way to a tool_result.
+type call struct {
+	id, name string
+	input    json.RawMessage
+	badInput string
+
+	tool     tool.Tool
+	readOnly bool
+
+	result   llm.Block
+	struct_  any
+	done     bool
+	duration time.Duration
+}
+
+// runTools runs the calls of one response and appends their results. It
+// returns a result message when the run must stop.
+func (r *run) runTools(calls []*call) *protocol.Result {
+	s := r.s
+	for _, c := range calls {
+		r.prepare(c)
+	}
+	var loopErr error
+	for i := 0; i < len(calls); {
+		if r.ctx.Err() != nil {
+			break
+		}
+		// A batch is one mutating call, or a run of read-only calls.
+		j := i + 1
+		if calls[i].readOnly {
+			for j < len(calls) && calls[j].readOnly {
+				j++
+			}
+		}
+		batch := calls[i:j]
+		i = j
+		var runnable []*call
+		for _, c := range batch {
+			if !c.done && r.gate(c) {
+				runnable = append(runnable, c)
+			}
+		}
+		r.execute(runnable)
+		for _, c := range batch {
+			if c.tool != nil && loopErr == nil {
+				loopErr = s.loops.observe(c.name, c.input, llm.TextOf(c.result.Content), c.result.IsError)
+			}
+		}
+		if loopErr != nil {
+			break
+		}
+	}
+	interrupted := r.ctx.Err() != nil
+	for _, c := range calls {
+		if !c.done {
+			reason := "Not run: the run stopped before this call."
+			if interrupted {
+				reason = "Not run: interrupted by the user."
+			}
+			c.result = llm.ToolResult(c.id, reason, true)
+			c.done = true
+		}
+	}
+	r.appendResults(calls)
+	switch {
+	case interrupted:
+		return r.interrupted("aborted_tools")
+	case loopErr != nil:
+		return r.errorResult(protocol.ResultDuringExecution, "loop_detected", loopErr.Error())
+	}
+	return nil
+}
+
+// prepare resolves a call's tool and checks its input; a call that cannot
+// run gets its error result here.
+func (r *run) prepare(c *call) {
+	s := r.s
+	if c.badInput != "" {
+		c.fail(inputError(c.badInput))
+		return
+	}
+	t, ok := s.cfg.Tools.Get(c.name)
+	if !ok {
+		c.fail(inputError(fmt.Sprintf("Error: No such tool available: %s", c.name)))
+		return
+	}
+	if err := s.cfg.Tools.Validate(t, c.input); err != nil {
+		c.fail(inputError(fmt.Sprintf("InputValidationError: %s failed: %v", c.name, err)))
+		return
+	}
+	c.tool = t
+	c.readOnly = t.ReadOnly(c.input)
+}
+
+// gate asks the gate about c; a denied call gets its result here.
+func (r *run) gate(c *call) bool {
+	g := r.s.cfg.Gate
+	if g == nil {
+		return true
+	}
+	v := g.Check(r.ctx, ToolCall{ID: c.id, Name: c.name, Input: c.input, ReadOnly: c.readOnly, Tool: c.tool})
+	if v.Allow {
+		if len(v.Input) > 0 {
+			c.input = v.Input
+		}
+		return true
+	}
+	msg := v.Message
+	if msg == "" {
+		msg = fmt.Sprintf("Permission to use %s was denied.", c.name)
+	}
+	c.fail(msg)
+	r.denials = append(r.denials, protocol.PermissionDenial{ToolName: c.name, ToolUseID: c.id, ToolInput: c.input})
+	if v.Unattended {
+		r.emit(&protocol.System{Subtype: protocol.SubtypePermissionDenied, SessionID: r.s.cfg.SessionID,
+			UUID: uuid.NewString(), ToolName: c.name, ToolUseID: c.id, Reason: msg})
+	}
+	return false
+}
+
+// execute runs calls, in parallel when there are several (they are then
+// all read-only).
+func (r *run) execute(calls []*call) {
+	if len(calls) == 1 {
+		r.invoke(calls[0])
+		return
+	}
+	var wg sync.WaitGroup
+	for _, c := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.invoke(c)
+		}()
+	}
+	wg.Wait()
+}
+
+// invoke runs one call and turns what it returns into a tool_result.
+func (r *run) invoke(c *call) {
+	ctx := tool.WithToolUseID(r.ctx, c.id)
+	start := time.Now()
+	res, err := safeRun(ctx, c.tool, r.s.cfg.Env, c.input)
+	c.duration = time.Since(start)
+	c.done = true
+	if err != nil {
+		if tool.IsInputError(err) {
+			c.result = llm.ToolResult(c.id, wrapInputError(err.Error()), true)
+		} else {
+			c.result = llm.ToolResult(c.id, err.Error(), true)
+		}
+		c.struct_ = "Error: " + err.Error()
+		return
+	}
+	c.result = llm.Block{Type: llm.TypeToolResult, ToolUseID: c.id, Content: cleanContent(res.Content), IsError: res.IsError}
+	c.struct_ = res.Structured
+}
+
+// safeRun runs a tool, turning a panic into an error so one broken tool
+// cannot end the session.
+func safeRun(ctx context.Context, t tool.Tool, env *tool.Env, input json.RawMessage) (res tool.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error in %s: %v\n%s", t.Name(), p, debug.Stack())
+		}
+	}()
+	return t.Run(ctx, env, input)
+}
+
+func (c *call) fail(msg string) {
+	c.result = llm.ToolResult(c.id, msg, true)
+	c.struct_ = "Error: " + msg
+	c.done = true
+}
+
+func inputError(msg string) string { return wrapInputError(msg) }
+
+func wrapInputError(msg string) string { return "<tool_use_error>" + msg + "</tool_use_error>" }
+
+// cleanContent drops empty text blocks, which the API refuses.
+func cleanContent(blocks []llm.Block) []llm.Block {
+	out := blocks[:0:0]
+	for _, b := range blocks {
+		if b.Type == llm.TypeText && b.Text == "" {
+			continue
+		}
+		out = append(out, b)
+	}
+	if len(out) == 0 {
+		out = []llm.Block{llm.Text("(no output)")}
+	}
+	return out
+}
+
+// appendResults adds one user message holding every result in call order,
+// and emits and records one message per result, as Claude Code does.
+func (r *run) appendResults(calls []*call) {
+	s := r.s
+	content := make([]llm.Block, len(calls))
+	for i, c := range calls {
+		content[i] = c.result
+	}
+	s.mu.Lock()
+	s.messages = append(s.messages, llm.Message{Role: llm.RoleUser, Content: content})
+	s.mu.Unlock()
+	for _, c := range calls {
+		msg := &protocol.User{Type: "user", Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{c.result}},
+			ParentToolUseID: r.parentID, SessionID: s.cfg.SessionID, UUID: uuid.NewString(), ToolUseResult: c.struct_}
+		r.record(msg)
+		r.emit(msg)
+	}
+	if rec := s.cfg.Recorder; rec != nil && r.recordErr == nil {
+		if err := rec.Sync(); err != nil {
+			r.recordErr = err
+		}
+	}
+}

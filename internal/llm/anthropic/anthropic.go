@@ -1,0 +1,324 @@
+// Package anthropic is tack's Messages API provider, built on the official
+// SDK (github.com/anthropics/anthropic-sdk-go/v2). The SDK does transport,
+// authentication and SSE decoding; this package sends tack's own request bytes
+// (so the cached prefix never moves), assembles the streamed response, and
+// owns the retry policy, because a stream that breaks mid-way must be retried
+// as a whole request — something the SDK's own retries cannot do.
+package anthropic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+
+	"github.com/tackcode/tack/internal/llm"
+)
+
+// Config says how to reach the API.
+type Config struct {
+	APIKey    string      // sent as x-api-key
+	AuthToken string      // sent as Authorization: Bearer, when APIKey is empty
+	BaseURL   string      // default https://api.anthropic.com
+	Headers   http.Header // extra headers on every request
+	// MaxRetries bounds retries of one request (429, 5xx, 529, broken
+	// streams, connection errors). Zero means DefaultMaxRetries; negative
+	// means none.
+	MaxRetries int
+	// HTTPClient replaces the default transport (tests, proxies).
+	HTTPClient *http.Client
+	// UserAgent is appended to the SDK's user agent.
+	UserAgent string
+}
+
+// APIVersion is the anthropic-version header tack sends.
+const APIVersion = "2023-06-01"
+
+// DefaultMaxRetries is how often a failing request is retried by default.
+const DefaultMaxRetries = 10
+
+// ConfigFromEnv reads ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN,
+// ANTHROPIC_BASE_URL, ANTHROPIC_CUSTOM_HEADERS ("Name: value" per line) and
+// CLAUDE_CODE_MAX_RETRIES.
+func ConfigFromEnv(getenv func(string) string) Config {
+	c := Config{
+		APIKey:    getenv("ANTHROPIC_API_KEY"),
+		AuthToken: getenv("ANTHROPIC_AUTH_TOKEN"),
+		BaseURL:   getenv("ANTHROPIC_BASE_URL"),
+		Headers:   ParseHeaders(getenv("ANTHROPIC_CUSTOM_HEADERS")),
+	}
+	if n, err := strconv.Atoi(getenv("CLAUDE_CODE_MAX_RETRIES")); err == nil {
+		c.MaxRetries = n
+		if n == 0 {
+			c.MaxRetries = -1
+		}
+	}
+	return c
+}
+
+// ParseHeaders reads "Name: value" lines; lines without a colon are ignored.
+func ParseHeaders(s string) http.Header {
+	h := http.Header{}
+	for _, line := range strings.Split(s, "\n") {
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			continue
+		}
+		h.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	return h
+}
+
+// HasCredentials reports whether the config can authenticate.
+func (c Config) HasCredentials() bool { return c.APIKey != "" || c.AuthToken != "" }
+
+// Provider implements llm.Provider on the Messages API.
+type Provider struct {
+	client     sdk.Client
+	maxRetries int
+	// sleep waits between retries; replaced in tests that count delays.
+	sleep func(context.Context, time.Duration) error
+}
+
+// New returns a provider for cfg. It reads nothing from the environment.
+func New(cfg Config) *Provider {
+	opts := []option.RequestOption{
+		option.WithoutEnvironmentDefaults(),
+		option.WithMaxRetries(0), // retries are ours: see Stream
+		// The request bodies tack writes are in the 2023-06-01 form that
+		// Claude Code also sends; the SDK would otherwise send its own newer
+		// version, whose semantics tack's bodies were not written for.
+		option.WithHeader("anthropic-version", APIVersion),
+	}
+	if cfg.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	switch {
+	case cfg.APIKey != "":
+		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	case cfg.AuthToken != "":
+		opts = append(opts, option.WithAuthToken(cfg.AuthToken))
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	}
+	for name, values := range cfg.Headers {
+		for _, v := range values {
+			opts = append(opts, option.WithHeaderAdd(name, v))
+		}
+	}
+	if cfg.UserAgent != "" {
+		opts = append(opts, option.WithHeader("User-Agent", cfg.UserAgent))
+	}
+	retries := cfg.MaxRetries
+	switch {
+	case retries == 0:
+		retries = DefaultMaxRetries
+	case retries < 0:
+		retries = 0
+	}
+	return &Provider{client: sdk.NewClient(opts...), maxRetries: retries, sleep: sleepCtx}
+}
+
+// Stream sends req and returns the complete response, retrying transient
+// failures (including a stream cut before message_stop) as whole requests.
+func (p *Provider) Stream(ctx context.Context, req *llm.Request, obs llm.Observer) (*llm.Response, error) {
+	body, err := req.Body()
+	if err != nil {
+		return nil, fmt.Errorf("encode request: %w", err)
+	}
+	var opts []option.RequestOption
+	if len(req.Betas) > 0 {
+		opts = append(opts, option.WithHeader("anthropic-beta", strings.Join(req.Betas, ",")))
+	}
+	for attempt := 0; ; attempt++ {
+		resp, err := p.attempt(ctx, body, opts, obs)
+		if err == nil {
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		status, retryable, after := classify(err)
+		if !retryable || attempt >= p.maxRetries {
+			return nil, err
+		}
+		delay := backoff(attempt, after)
+		if obs.Retry != nil {
+			obs.Retry(llm.Retry{Attempt: attempt + 1, MaxRetries: p.maxRetries, Delay: delay, Status: status, Err: err})
+		}
+		if err := p.sleep(ctx, delay); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// attempt makes one request and reads its stream to the end.
+func (p *Provider) attempt(ctx context.Context, body []byte, opts []option.RequestOption, obs llm.Observer) (*llm.Response, error) {
+	var params sdk.MessageNewParams
+	param.SetJSON(body, &params)
+	var httpResp *http.Response
+	opts = append(opts, option.WithResponseInto(&httpResp))
+	stream := p.client.Messages.NewStreaming(ctx, params, opts...)
+	defer stream.Close()
+
+	var acc accumulator
+	for stream.Next() {
+		ev := stream.Current()
+		raw := []byte(ev.RawJSON())
+		se, err := acc.add(raw)
+		if err != nil {
+			return nil, &streamError{err: err}
+		}
+		if obs.Event != nil {
+			obs.Event(se)
+		}
+		if acc.done {
+			break
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, convertError(err)
+	}
+	if !acc.done {
+		return nil, &streamError{err: errors.New("stream ended before message_stop")}
+	}
+	if httpResp != nil {
+		acc.resp.RequestID = httpResp.Header.Get("request-id")
+	}
+	return acc.finish()
+}
+
+// streamError is a response that broke off or could not be read; it is
+// always worth retrying.
+type streamError struct{ err error }
+
+func (e *streamError) Error() string { return "incomplete response stream: " + e.err.Error() }
+func (e *streamError) Unwrap() error { return e.err }
+
+// retryAfterError carries the server's retry-after advice with an API error.
+type retryAfterError struct {
+	*llm.APIError
+	after       time.Duration
+	shouldRetry *bool
+}
+
+func (e *retryAfterError) Unwrap() error { return e.APIError }
+
+// convertError turns an SDK error into an *llm.APIError where it is one.
+func convertError(err error) error {
+	var apiErr *sdk.Error
+	if errors.As(err, &apiErr) {
+		status := apiErr.StatusCode
+		if status < 300 {
+			status = 0 // an error event inside a successful stream
+		}
+		e := &llm.APIError{
+			Status:    status,
+			Type:      string(apiErr.Type()),
+			Message:   apiErr.Message,
+			RequestID: apiErr.RequestID,
+		}
+		if e.Message == "" {
+			e.Message = strings.TrimSpace(apiErr.RawJSON())
+		}
+		if e.Message == "" {
+			e.Message = http.StatusText(apiErr.StatusCode)
+		}
+		r := &retryAfterError{APIError: e}
+		if apiErr.Response != nil {
+			r.after = retryAfter(apiErr.Response.Header)
+			switch apiErr.Response.Header.Get("x-should-retry") {
+			case "true":
+				t := true
+				r.shouldRetry = &t
+			case "false":
+				f := false
+				r.shouldRetry = &f
+			}
+		}
+		return r
+	}
+	return err
+}
+
+// classify says whether err is worth retrying, with the HTTP status (0 when
+// none) and the delay the server asked for (0 when it did not).
+func classify(err error) (status int, retryable bool, after time.Duration) {
+	var se *streamError
+	if errors.As(err, &se) {
+		return 0, true, 0
+	}
+	var ra *retryAfterError
+	if errors.As(err, &ra) {
+		if ra.shouldRetry != nil {
+			return ra.Status, *ra.shouldRetry, ra.after
+		}
+		switch {
+		case ra.Status == 0: // an error event inside a 200 stream
+			return 0, ra.Type == "overloaded_error" || ra.Type == "api_error" || ra.Type == "rate_limit_error", ra.after
+		case ra.Status == http.StatusRequestTimeout, ra.Status == http.StatusConflict,
+			ra.Status == http.StatusTooManyRequests, ra.Status >= 500:
+			return ra.Status, true, ra.after
+		}
+		return ra.Status, false, 0
+	}
+	// No HTTP response at all: a connection error.
+	return 0, true, 0
+}
+
+// retryAfter reads retry-after-ms or retry-after (seconds or an HTTP date).
+func retryAfter(h http.Header) time.Duration {
+	if v := h.Get("retry-after-ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	if v := h.Get("retry-after"); v != "" {
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+			return time.Duration(s * float64(time.Second))
+		}
+		if t, err := http.ParseTime(v); err == nil {
+			return max(0, time.Until(t))
+		}
+	}
+	return 0
+}
+
+const (
+	baseDelay     = 500 * time.Millisecond
+	maxDelay      = 32 * time.Second
+	maxRetryAfter = 5 * time.Minute
+)
+
+// backoff is the wait before retry number attempt+1: the server's advice when
+// it gave one, else exponential with jitter.
+func backoff(attempt int, after time.Duration) time.Duration {
+	if after > 0 {
+		return min(after, maxRetryAfter)
+	}
+	d := min(baseDelay<<min(attempt, 10), maxDelay)
+	return d - time.Duration(rand.Int64N(int64(d/4)+1))
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package prompt
+
+func osVersion() string { return "" }

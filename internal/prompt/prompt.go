@@ -1,0 +1,125 @@
+// Package prompt assembles the system prompt: a short identity block, then
+// the main prompt (tack's own, or the user's replacement), the environment
+// facts and any appended text. Prompt text lives in the embedded .md files
+// beside this code. Nothing here changes within a session, so the assembled
+// blocks can sit in the cached prefix.
+package prompt
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/tackcode/tack/internal/llm"
+)
+
+//go:embed identity.md
+var identity string
+
+//go:embed system.md
+var mainPrompt string
+
+// Options shape the system prompt.
+type Options struct {
+	// Replace replaces tack's main prompt (--system-prompt).
+	Replace string
+	// ReplaceSet is true when Replace was given, even empty.
+	ReplaceSet bool
+	// Append is added after the main prompt (--append-system-prompt).
+	Append string
+	Env    Env
+}
+
+// Env is what the model is told about where it runs.
+type Env struct {
+	Cwd       string
+	IsGitRepo bool
+	Platform  string // runtime.GOOS
+	Shell     string
+	OSVersion string
+	Date      string // YYYY-MM-DD, fixed for the session
+	Model     string
+	ExtraDirs []string
+}
+
+// DetectEnv reads the environment facts for cwd. It runs no subprocess.
+func DetectEnv(cwd string, now time.Time, getenv func(string) string) Env {
+	return Env{
+		Cwd:       cwd,
+		IsGitRepo: inGitRepo(cwd),
+		Platform:  runtime.GOOS,
+		Shell:     filepath.Base(getenv("SHELL")),
+		OSVersion: osVersion(),
+		Date:      now.Format("2006-01-02"),
+	}
+}
+
+// System returns the system blocks.
+func System(o Options) []llm.Block {
+	body := mainPrompt
+	if o.ReplaceSet {
+		body = o.Replace
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimSpace(body))
+	if !o.ReplaceSet {
+		b.WriteString("\n\n")
+		b.WriteString(o.Env.describe())
+	}
+	if a := strings.TrimSpace(o.Append); a != "" {
+		b.WriteString("\n\n")
+		b.WriteString(a)
+	}
+	blocks := []llm.Block{llm.Text(strings.TrimSpace(identity))}
+	if text := strings.TrimSpace(b.String()); text != "" {
+		blocks = append(blocks, llm.Text(text))
+	}
+	return blocks
+}
+
+func (e Env) describe() string {
+	var b strings.Builder
+	b.WriteString("# Environment\n")
+	fmt.Fprintf(&b, "- Working directory: %s\n", e.Cwd)
+	for _, d := range e.ExtraDirs {
+		fmt.Fprintf(&b, "- Additional working directory: %s\n", d)
+	}
+	fmt.Fprintf(&b, "- Git repository: %s\n", yesNo(e.IsGitRepo))
+	fmt.Fprintf(&b, "- Platform: %s\n", e.Platform)
+	if e.OSVersion != "" {
+		fmt.Fprintf(&b, "- OS version: %s\n", e.OSVersion)
+	}
+	if e.Shell != "" && e.Shell != "." {
+		fmt.Fprintf(&b, "- Shell: %s\n", e.Shell)
+	}
+	fmt.Fprintf(&b, "- Today's date: %s\n", e.Date)
+	if e.Model != "" {
+		fmt.Fprintf(&b, "- Model: %s\n", e.Model)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func yesNo(v bool) string {
+	if v {
+		return "yes"
+	}
+	return "no"
+}
+
+// inGitRepo looks for a .git entry in dir or an ancestor.
+func inGitRepo(dir string) bool {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
+}
