@@ -260,8 +260,8 @@ func TestBadToolCallsBecomeToolUseErrors(t *testing.T) {
 		{Content: []llm.Block{
 			llmtest.ToolUse("Nope", map[string]string{}),
 			llmtest.ToolUse("Echo", map[string]any{"n": "not a number"}),
-			llmtest.ToolUse("Echo", map[string]string{"text": "cut"}),
-		}, Faults: nil},
+			llmtest.MalformedToolUse("Echo", `{"text": "unterminated`),
+		}, MalformedInput: true},
 		{Content: []llm.Block{llmtest.Text("ok")}},
 	}, nil)
 	res := h.run(context.Background(), "go")

@@ -30,6 +30,10 @@ type Turn struct {
 	Model string `json:"model,omitempty"`
 	// Faults are served one per attempt, in order, before the turn itself.
 	Faults []Fault `json:"faults,omitempty"`
+	// MalformedInput lets tool_use blocks of this turn carry input that is not
+	// a JSON object (built with MalformedToolUse), as a model cut off by
+	// max_tokens produces. The client must send such a call back with input {}.
+	MalformedInput bool `json:"malformed_input,omitempty"`
 	// Delay is waited before the first byte of every response to this turn,
 	// faults included (JSON "delay_ms"). The wait ends early when the client
 	// goes away or the server closes.
@@ -63,6 +67,7 @@ type turnJSON struct {
 	Usage      *llm.Usage  `json:"usage,omitempty"`
 	Model      string      `json:"model,omitempty"`
 	Faults     []Fault     `json:"faults,omitempty"`
+	Malformed  bool        `json:"malformed_input,omitempty"`
 	DelayMS    int64       `json:"delay_ms,omitempty"`
 }
 
@@ -70,7 +75,7 @@ type turnJSON struct {
 func (t Turn) MarshalJSON() ([]byte, error) {
 	return jsonx.Marshal(turnJSON{
 		Content: t.Content, StopReason: t.StopReason, Usage: t.Usage,
-		Model: t.Model, Faults: t.Faults, DelayMS: t.Delay.Milliseconds(),
+		Model: t.Model, Faults: t.Faults, Malformed: t.MalformedInput, DelayMS: t.Delay.Milliseconds(),
 	})
 }
 
@@ -88,7 +93,7 @@ func (t *Turn) UnmarshalJSON(data []byte) error {
 	}
 	*t = Turn{
 		Content: w.Content, StopReason: w.StopReason, Usage: w.Usage,
-		Model: w.Model, Faults: w.Faults, Delay: time.Duration(w.DelayMS) * time.Millisecond,
+		Model: w.Model, Faults: w.Faults, MalformedInput: w.Malformed, Delay: time.Duration(w.DelayMS) * time.Millisecond,
 	}
 	return nil
 }
@@ -107,6 +112,12 @@ func LoadScript(path string) ([]Turn, error) {
 		return nil, fmt.Errorf("llmtest: load script %s: %w", path, err)
 	}
 	return turns, nil
+}
+
+// MalformedToolUse returns a tool_use whose streamed input is the given text,
+// which need not be JSON (use it in a Turn with MalformedInput set).
+func MalformedToolUse(name, input string) llm.Block {
+	return llm.Block{Type: llm.TypeToolUse, Name: name, Input: json.RawMessage(input)}
 }
 
 // Reply returns a turn made of blocks, with every other field defaulted.
@@ -171,7 +182,7 @@ func (t *Turn) validate() error {
 	var errs []error
 	ids := map[string]bool{}
 	for i, b := range t.Content {
-		if err := validateBlock(b); err != nil {
+		if err := validateBlock(b, t.MalformedInput); err != nil {
 			errs = append(errs, fmt.Errorf("content[%d]: %w", i, err))
 		}
 		if b.ID != "" && (b.Type == llm.TypeToolUse || b.Type == llm.TypeServerToolUse) {
@@ -217,7 +228,7 @@ func (t *Turn) validate() error {
 	return errors.Join(errs...)
 }
 
-func validateBlock(b llm.Block) error {
+func validateBlock(b llm.Block, malformedOK bool) error {
 	if len(b.Raw) > 0 {
 		if !json.Valid(b.Raw) {
 			return errors.New("raw block is not valid JSON")
@@ -231,7 +242,7 @@ func validateBlock(b llm.Block) error {
 		if b.Name == "" {
 			return fmt.Errorf("%s without a name", b.Type)
 		}
-		if len(b.Input) > 0 && !isJSONObject(b.Input) {
+		if len(b.Input) > 0 && !isJSONObject(b.Input) && !malformedOK {
 			return fmt.Errorf("%s %q: input must be a JSON object, got %s", b.Type, b.Name, b.Input)
 		}
 		return nil

@@ -309,7 +309,7 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {
 		// the moment it reads message_stop, before this handler resumes.
 		s.lastUses, s.lastTurn, s.lastReq = toolUses(req.Response), req.TurnIndex, req
 		for _, b := range s.lastUses {
-			_ = b // a pinned id served again is current, not stale
+			delete(s.stale, b.ID) // a pinned id served again is current, not stale
 		}
 	} else {
 		for _, b := range toolUses(req.Response) {
@@ -450,6 +450,10 @@ func (s *Server) inspectEcho(in inspection, p *problems) {
 				p.add("tool_use %s (%s) served in turn %d is not in the assistant messages sent back; the client must return the content it received", want.ID, want.Name, s.lastTurn)
 			case got.Name != want.Name:
 				p.add("tool_use %s was sent back with name %q; turn %d served %q", want.ID, got.Name, s.lastTurn, want.Name)
+			case !isJSONObject(want.Input) && len(want.Input) > 0:
+				if !sameJSON(got.Input, []byte("{}")) {
+					p.add("tool_use %s (%s) had malformed input %q; it must be sent back with input {}, got %s", want.ID, want.Name, want.Input, got.Input)
+				}
 			case !sameJSON(got.Input, want.Input):
 				p.add("tool_use %s (%s) was sent back with input %s; turn %d served %s", want.ID, want.Name, got.Input, s.lastTurn, want.Input)
 			}

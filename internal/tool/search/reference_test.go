@@ -48,7 +48,7 @@ func genTree(t *testing.T, rng *rand.Rand) string {
 		files[fmt.Sprintf("%sf%02d.txt", dirs[rng.IntN(len(dirs))], i)] = content
 	}
 	var big strings.Builder
-	for big.Len() < 600<<10 {
+	for big.Len() < 280<<10 {
 		big.WriteString(line())
 		big.WriteByte('\n')
 	}
@@ -171,8 +171,8 @@ func refGrep(t *testing.T, root, pattern string, o refOptions) string {
 }
 
 // TestGrepMatchesReference compares Grep with refGrep over many patterns
-// and options on a generated tree, with the default buffer and with a tiny
-// one that forces lines across chunk boundaries.
+// and options on a generated tree, with the default buffer, a small one and
+// sometimes a tiny one, so that lines and context cross chunk boundaries.
 func TestGrepMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	root := genTree(t, rng)
@@ -193,12 +193,16 @@ func TestGrepMatchesReference(t *testing.T) {
 		{mode: modeFiles},
 		{mode: modeFiles, ignoreCase: true},
 	}
-	for _, bufSize := range []int{0, 37} {
-		for _, p := range patterns {
-			for _, o := range optionSets {
-				want := refGrep(t, root, p, o)
-				in := map[string]any{"pattern": p, "output_mode": o.mode, "-i": o.ignoreCase, "-B": o.before, "-A": o.after,
-					"-n": !o.noLineNumbers, "-o": o.onlyMatching, "head_limit": 0}
+	for i, p := range patterns {
+		for _, o := range optionSets {
+			want := refGrep(t, root, p, o)
+			in := map[string]any{"pattern": p, "output_mode": o.mode, "-i": o.ignoreCase, "-B": o.before, "-A": o.after,
+				"-n": !o.noLineNumbers, "-o": o.onlyMatching, "head_limit": 0}
+			bufSizes := []int{0, 4096}
+			if i%5 == 0 {
+				bufSizes = append(bufSizes, 37)
+			}
+			for _, bufSize := range bufSizes {
 				got := runWithBuffer(t, env, in, bufSize)
 				if o.mode == modeFiles {
 					got = sortLines(got)
