@@ -18,7 +18,7 @@ import (
 
 func main() {
 	root := flag.String("root", "", "tree to search (default $(go env GOROOT)/src)")
-	runs := flag.Int("runs", 7, "timed runs of each search per tool, after one warm-up run")
+	runs := flag.Int("runs", 9, "timed runs of each search per tool, after one warm-up run")
 	flag.Parse()
 	if err := run(*root, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/grep:", err)
@@ -53,38 +53,35 @@ func run(root string, runs int) error {
 	fmt.Fprintln(tw, "search\ttack\trg\tgrep -r\ttack/rg\tgrep/rg\tfound tack/rg/grep\t")
 	var ratios []float64
 	for _, c := range cases {
-		var nTack, nRg, nGrep int
-		tTack, err := median(runs, func() error {
-			var err error
-			nTack, err = runTack(ctx, g, root, c)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		tRg, tGrep := time.Duration(-1), time.Duration(-1)
+		contenders := []contender{{run: func() (int, error) { return runTack(ctx, g, root, c) }}}
 		if rgErr == nil {
-			if tRg, err = median(runs, func() (err error) { nRg, err = countLines(rgCommand(root, c)); return err }); err != nil {
-				return err
-			}
+			contenders = append(contenders, contender{run: func() (int, error) { return countLines(rgCommand(root, c)) }})
 		}
 		if grepErr == nil {
-			if tGrep, err = median(runs, func() (err error) { nGrep, err = countLines(grepCommand(root, c)); return err }); err != nil {
-				return err
-			}
+			contenders = append(contenders, contender{run: func() (int, error) { return countLines(grepCommand(root, c)) }})
 		}
-		ratio := "-"
-		if tRg > 0 {
-			r := float64(tTack) / float64(tRg)
+		if err := race(contenders, runs); err != nil {
+			return fmt.Errorf("%s: %w", c, err)
+		}
+		tack := contenders[0]
+		rg, grep := contender{time: -1}, contender{time: -1}
+		if rgErr == nil {
+			rg = contenders[1]
+		}
+		if grepErr == nil {
+			grep = contenders[len(contenders)-1]
+		}
+		ratio, grepRatio := "-", "-"
+		if rg.time > 0 {
+			r := float64(tack.time) / float64(rg.time)
 			ratios = append(ratios, r)
 			ratio = fmt.Sprintf("%.2f×", r)
+			if grep.time > 0 {
+				grepRatio = fmt.Sprintf("%.2f×", float64(grep.time)/float64(rg.time))
+			}
 		}
-		grepRatio := "-"
-		if tRg > 0 && tGrep > 0 {
-			grepRatio = fmt.Sprintf("%.2f×", float64(tGrep)/float64(tRg))
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d/%s/%s\t\n", c, ms(tTack), ms(tRg), ms(tGrep), ratio, grepRatio,
-			nTack, count(nRg, rgErr), count(nGrep, grepErr))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d/%s/%s\t\n", c, ms(tack.time), ms(rg.time), ms(grep.time), ratio, grepRatio,
+			tack.found, count(rg.found, rgErr), count(grep.found, grepErr))
 	}
 	tw.Flush()
 	if len(ratios) > 0 {
@@ -103,21 +100,35 @@ func goSrc() (string, error) {
 	return strings.TrimSpace(string(out)) + "/src", nil
 }
 
-// median runs f once to warm up, then runs more times, and returns the
-// median wall time.
-func median(runs int, f func() error) (time.Duration, error) {
-	if err := f(); err != nil {
-		return 0, err
-	}
-	times := make([]float64, runs)
-	for i := range times {
-		start := time.Now()
-		if err := f(); err != nil {
-			return 0, err
+// contender is one tool's run of a search, and what it measured.
+type contender struct {
+	run   func() (found int, err error)
+	time  time.Duration // median
+	found int
+}
+
+// race runs each contender once to warm up, then runs them in turn, runs
+// times, so that noise from other processes falls on all alike, and
+// records each one's median wall time.
+func race(cs []contender, runs int) error {
+	times := make([][]float64, len(cs))
+	for round := -1; round < runs; round++ {
+		for i := range cs {
+			start := time.Now()
+			n, err := cs[i].run()
+			if err != nil {
+				return err
+			}
+			if round >= 0 {
+				times[i] = append(times[i], float64(time.Since(start)))
+			}
+			cs[i].found = n
 		}
-		times[i] = float64(time.Since(start))
 	}
-	return time.Duration(medianOf(times)), nil
+	for i := range cs {
+		cs[i].time = time.Duration(medianOf(times[i]))
+	}
+	return nil
 }
 
 func medianOf(xs []float64) float64 {

@@ -14,6 +14,13 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first Ctrl-C stops the run cleanly (the running tool's process
+	// group is killed, the transcript records the interruption); once it is
+	// caught, a second one kills tack the default way.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	code := cli.Main(ctx, os.Args[1:], cli.IO{
 		In:              os.Stdin,
 		Out:             os.Stdout,

@@ -11,8 +11,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
@@ -416,5 +420,121 @@ func TestVersionAndHelp(t *testing.T) {
 	out, _ = e.run("--help")
 	if e.status != 0 || !strings.Contains(out, "--output-format") || !strings.Contains(out, "--print") {
 		t.Errorf("--help: %d %q", e.status, out)
+	}
+}
+
+func TestInterruptKillsToolAndRecordsIt(t *testing.T) {
+	e := newEnv(t, llmtest.Turn{Content: []llm.Block{llmtest.ToolUse("Bash",
+		map[string]any{"command": "sleep 300 & echo $! > child.pid; wait"})}})
+	cmd := exec.Command(tackBin, "-p", "wait", "--allowedTools", "Bash", "--output-format", "json")
+	cmd.Dir = e.dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + e.home, "CLAUDE_CONFIG_DIR=" + filepath.Join(e.home, ".claude"),
+		"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + e.srv.URL(), "SHELL=/bin/bash"}
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pidFile := filepath.Join(e.dir, "child.pid")
+	var child int
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(pidFile); err == nil && len(bytes.TrimSpace(b)) > 0 {
+			child, _ = strconv.Atoi(string(bytes.TrimSpace(b)))
+			break
+		}
+	}
+	if child == 0 {
+		cmd.Process.Kill()
+		t.Fatal("the tool never started")
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("tack did not stop after Ctrl-C")
+	}
+	if cmd.ProcessState.ExitCode() != 1 {
+		t.Errorf("exit %d", cmd.ProcessState.ExitCode())
+	}
+	var res map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	if res["subtype"] != "error_during_execution" || res["terminal_reason"] != "aborted_tools" {
+		t.Errorf("result %v", res)
+	}
+	if err := syscall.Kill(child, 0); err == nil {
+		syscall.Kill(child, syscall.SIGKILL)
+		t.Errorf("the tool's child process %d survived the interrupt", child)
+	}
+	real, _ := filepath.EvalSymlinks(e.dir)
+	data, err := os.ReadFile(filepath.Join(e.home, ".claude", "projects", session.Slug(real), res["session_id"].(string)+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := lines(t, string(data))
+	last := recs[len(recs)-1]
+	if !strings.Contains(fmt.Sprint(last["message"]), "[Request interrupted by user for tool use]") {
+		t.Errorf("the transcript does not end with the interruption: %v", last)
+	}
+	result := recs[len(recs)-2]
+	if !strings.Contains(fmt.Sprint(result["message"]), "tool_result") || !strings.Contains(fmt.Sprint(result["message"]), "interrupted") {
+		t.Errorf("the interrupted call's result is not recorded: %v", result)
+	}
+}
+
+func TestPartialMessagesPromptFlagsAndRequestSize(t *testing.T) {
+	e := newEnv(t, llmtest.Turn{Content: []llm.Block{llmtest.Thinking("let me think"), llmtest.Text("hello")}})
+	out, errOut := e.run("-p", "hi", "--output-format", "stream-json", "--verbose", "--include-partial-messages",
+		"--append-system-prompt", "Always answer in French.", "--tools", "Read,Grep")
+	if e.status != 0 {
+		t.Fatalf("exit %d: %s", e.status, errOut)
+	}
+	msgs := lines(t, out)
+	var events []string
+	firstAssistant := -1
+	for i, m := range msgs {
+		switch m["type"] {
+		case "stream_event":
+			ev := m["event"].(map[string]any)
+			events = append(events, ev["type"].(string))
+		case "assistant":
+			if firstAssistant < 0 {
+				firstAssistant = i
+			}
+		}
+	}
+	if len(events) == 0 || events[0] != "message_start" || events[len(events)-1] != "message_stop" {
+		t.Fatalf("stream events %v", events)
+	}
+	if !slices.Contains(events, "content_block_delta") {
+		t.Errorf("no deltas in %v", events)
+	}
+	if msgs[1]["type"] != "stream_event" || firstAssistant < 0 {
+		t.Errorf("stream events do not come before the assistant messages")
+	}
+	req := e.srv.Requests()[0]
+	if got := strings.Join(req.ToolNames(), ","); got != "Grep,Read" {
+		t.Errorf("tools offered: %s", got)
+	}
+	if sys := req.SystemText(); !strings.HasSuffix(sys, "Always answer in French.") || !strings.Contains(sys, "tack") {
+		t.Errorf("system prompt %q", sys)
+	}
+	// --system-prompt replaces the main prompt.
+	e2 := newEnv(t, llmtest.Turn{Content: []llm.Block{llmtest.Text("ok")}})
+	e2.run("-p", "hi", "--system-prompt", "You are a pirate.")
+	if sys := e2.srv.Requests()[0].SystemText(); !strings.Contains(sys, "You are a pirate.") || strings.Contains(sys, "# Using tools") {
+		t.Errorf("replaced system prompt %q", sys)
+	}
+	// With every default tool, the first request stays small.
+	e3 := newEnv(t, llmtest.Turn{Content: []llm.Block{llmtest.Text("ok")}})
+	e3.run("-p", "say hi")
+	if n := len(e3.srv.Requests()[0].Body); n > 25*1024 {
+		t.Errorf("first request is %d bytes, over 25 KB", n)
 	}
 }

@@ -82,16 +82,9 @@ type Session struct {
 	// whole previous one from cache.
 	prevLast int
 	model    llm.Model
-	usage    map[string]*modelUsage
-	order    []string // model ids in first-use order
-	cost     float64
+	total    tally  // the whole session
+	current  *tally // the run in progress, if any
 	loops    *loopDetector
-}
-
-type modelUsage struct {
-	model llm.Model
-	usage llm.Usage
-	cost  float64
 }
 
 // New returns a session with an empty conversation.
@@ -108,13 +101,18 @@ func New(cfg Config) (*Session, error) {
 	if cfg.SessionID == "" {
 		cfg.SessionID = uuid.NewString()
 	}
-	return &Session{
+	s := &Session{
 		cfg:      cfg,
 		prevLast: -1,
 		model:    cfg.Model,
-		usage:    map[string]*modelUsage{},
 		loops:    newLoopDetector(cfg.Loop),
-	}, nil
+	}
+	// Tools that call the model (WebFetch, WebSearch) spend the session's
+	// money too: their usage is counted with the rest.
+	if p := cfg.Env.Model.Provider; p != nil {
+		cfg.Env.Model.Provider = meteredProvider{inner: p, s: s}
+	}
+	return s, nil
 }
 
 // SessionID returns the session's id.
@@ -161,8 +159,7 @@ type run struct {
 	start     time.Time
 	apiTime   time.Duration
 	turns     int
-	usage     llm.Usage
-	byModel   map[string]*modelUsage
+	tally     tally
 	denials   []protocol.PermissionDenial
 	lastStop  string
 	lastText  string
@@ -178,7 +175,15 @@ func (s *Session) Run(ctx context.Context, prompt []llm.Block, emit Emit) *proto
 	if emit == nil {
 		emit = func(protocol.Message) {}
 	}
-	r := &run{s: s, ctx: ctx, emit: emit, start: s.cfg.Now(), byModel: map[string]*modelUsage{}}
+	r := &run{s: s, ctx: ctx, emit: emit, start: s.cfg.Now()}
+	s.mu.Lock()
+	s.current = &r.tally
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.current = nil
+		s.mu.Unlock()
+	}()
 	if s.cfg.ParentToolUseID != "" {
 		id := s.cfg.ParentToolUseID
 		r.parentID = &id
@@ -268,7 +273,7 @@ func (r *run) callModel() (*llm.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.account(req.Model, resp)
+	s.account(req.Model, resp)
 	return resp, nil
 }
 
@@ -415,60 +420,17 @@ func (r *run) result(subtype, terminal string) *protocol.Result {
 		stop := r.lastStop
 		res.StopReason = &stop
 	}
-	res.Usage = protocol.ResultUsage{
-		InputTokens: r.usage.InputTokens, OutputTokens: r.usage.OutputTokens,
-		CacheCreationInputTokens: r.usage.CacheCreationInputTokens, CacheReadInputTokens: r.usage.CacheReadInputTokens,
-	}
-	if r.usage.CacheCreation != nil {
-		res.Usage.CacheCreation = *r.usage.CacheCreation
-	}
-	if r.usage.ServerToolUse != nil {
-		res.Usage.ServerToolUse = *r.usage.ServerToolUse
-	}
-	for id, mu := range r.byModel {
-		res.ModelUsage[id] = protocol.ModelUsage{
-			InputTokens: mu.usage.InputTokens, OutputTokens: mu.usage.OutputTokens,
-			CacheReadInputTokens: mu.usage.CacheReadInputTokens, CacheCreationInputTokens: mu.usage.CacheCreationInputTokens,
-			WebSearchRequests: mu.usage.WebSearches(), CostUSD: mu.cost,
-			ContextWindow: mu.model.ContextWindow, MaxOutputTokens: mu.model.MaxOutput,
-		}
-		res.TotalCostUSD += mu.cost
-	}
-	return res
-}
-
-// account adds a response's usage to the run and the session.
-func (r *run) account(requested string, resp *llm.Response) {
-	s := r.s
-	id := resp.Model
-	if id == "" {
-		id = requested
-	}
-	m := s.cfg.Catalog.Resolve(id, func(string) string { return "" })
-	cost := m.Cost(resp.Usage, s.cfg.Catalog.WebSearchPer1k)
-	r.usage.Add(resp.Usage)
-	if r.byModel[id] == nil {
-		r.byModel[id] = &modelUsage{model: m}
-	}
-	r.byModel[id].usage.Add(resp.Usage)
-	r.byModel[id].cost += cost
-
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.usage[id] == nil {
-		s.usage[id] = &modelUsage{model: m}
-		s.order = append(s.order, id)
-	}
-	s.usage[id].usage.Add(resp.Usage)
-	s.usage[id].cost += cost
-	s.cost += cost
+	r.tally.fill(res)
+	s.mu.Unlock()
+	return res
 }
 
 // totalCost is the session's spend so far.
 func (s *Session) totalCost() float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.cost
+	return s.total.cost
 }
 
 // Cost returns the session's spend so far in USD.

@@ -23,6 +23,7 @@ type testTool struct {
 	name     string
 	readOnly bool
 	run      func(ctx context.Context, input json.RawMessage) (tool.Result, error)
+	runEnv   func(ctx context.Context, env *tool.Env) (tool.Result, error)
 }
 
 func (t *testTool) Name() string        { return t.name }
@@ -31,7 +32,10 @@ func (t *testTool) InputSchema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"},"text":{"type":"string"}},"additionalProperties":false}`)
 }
 func (t *testTool) ReadOnly(json.RawMessage) bool { return t.readOnly }
-func (t *testTool) Run(ctx context.Context, _ *tool.Env, input json.RawMessage) (tool.Result, error) {
+func (t *testTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	if t.runEnv != nil {
+		return t.runEnv(ctx, env)
+	}
 	return t.run(ctx, input)
 }
 
@@ -81,7 +85,8 @@ func newHarness(t *testing.T, tools []tool.Tool, turns []llmtest.Turn, tweak fun
 		Model:    llm.Catalogue().Resolve("haiku", func(string) string { return "" }),
 		System:   []llm.Block{llm.Text("identity"), llm.Text("main prompt")},
 		Tools:    tool.NewRegistry(tools...),
-		Env:      &tool.Env{ProjectDir: dir, Shell: shell.New(dir, nil), Files: tool.NewFileState(), ScratchDir: t.TempDir()},
+		Env: &tool.Env{ProjectDir: dir, Shell: shell.New(dir, nil), Files: tool.NewFileState(), ScratchDir: t.TempDir(),
+			Model: tool.ModelCaller{Provider: p, Small: "claude-haiku-4-5", Main: "claude-haiku-4-5"}},
 		Recorder: rec,
 	}
 	if tweak != nil {
@@ -482,4 +487,46 @@ func mustJSON(v any) []byte {
 		panic(err)
 	}
 	return b
+}
+
+func TestToolModelCallsAreCounted(t *testing.T) {
+	asker := &testTool{name: "Ask", readOnly: true, runEnv: func(ctx context.Context, env *tool.Env) (tool.Result, error) {
+		resp, err := env.Model.Provider.Stream(ctx, &llm.Request{Model: "claude-sonnet-5-5", MaxTokens: 100,
+			Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{llm.Text("side question")}}}}, llm.Observer{})
+		if err != nil {
+			return tool.Result{}, err
+		}
+		return tool.TextResult(llm.TextOf(resp.Content), nil), nil
+	}}
+	h := newHarness(t, []tool.Tool{asker}, []llmtest.Turn{
+		{Content: []llm.Block{llmtest.ToolUse("Ask", map[string]int{})}, Usage: &llm.Usage{InputTokens: 10, OutputTokens: 10}},
+		{Content: []llm.Block{llmtest.Text("side answer")}, Usage: &llm.Usage{InputTokens: 1_000_000}},
+		{Content: []llm.Block{llmtest.Text("done")}, Usage: &llm.Usage{InputTokens: 10, OutputTokens: 10}},
+	}, nil)
+	res := h.run(context.Background(), "go")
+	if res.IsError {
+		t.Fatalf("result %+v", res)
+	}
+	side, ok := res.ModelUsage["claude-sonnet-5-5"]
+	if !ok || side.InputTokens != 1_000_000 || side.CostUSD != 2 {
+		t.Fatalf("the tool's model call is not in modelUsage: %+v", res.ModelUsage)
+	}
+	if res.TotalCostUSD < 2 || h.sess.Cost() != res.TotalCostUSD {
+		t.Errorf("total %v, session %v", res.TotalCostUSD, h.sess.Cost())
+	}
+}
+
+func TestThinkingIsSentBackVerbatim(t *testing.T) {
+	h := newHarness(t, []tool.Tool{echoTool("Echo", true)}, []llmtest.Turn{
+		{Content: []llm.Block{llmtest.Thinking("I should echo"), llmtest.ToolUse("Echo", map[string]string{"text": "x"})}},
+		{Content: []llm.Block{llmtest.Text("done")}},
+	}, nil)
+	if res := h.run(context.Background(), "go"); res.IsError {
+		t.Fatalf("result %+v", res)
+	}
+	asst := h.srv.Requests()[1].Messages[1]
+	want := llmtest.Thinking("I should echo")
+	if asst.Content[0].Type != llm.TypeThinking || asst.Content[0].Thinking != want.Thinking || asst.Content[0].Signature != want.Signature {
+		t.Errorf("thinking sent back as %+v", asst.Content[0])
+	}
 }

@@ -103,7 +103,10 @@ func New(cfg Config) *Provider {
 	}
 	switch {
 	case cfg.APIKey != "":
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+		// Sent as x-api-key, as the API documents and Claude Code does
+		// (the SDK's WithAPIKey sends a bearer token, which gateways that
+		// expect x-api-key reject).
+		opts = append(opts, option.WithHeader("x-api-key", cfg.APIKey))
 	case cfg.AuthToken != "":
 		opts = append(opts, option.WithAuthToken(cfg.AuthToken))
 	}

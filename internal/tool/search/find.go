@@ -47,6 +47,9 @@ type cursor struct{ hit, lo, up int }
 // notFound.
 func (s *litScanner) index(b []byte, from, to int, c *cursor) int {
 	n := len(s.lit)
+	if from+n > to {
+		return notFound
+	}
 	if !s.fold {
 		if i := bytes.Index(b[from:to], s.lit); i >= 0 {
 			return from + i

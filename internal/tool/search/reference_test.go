@@ -16,7 +16,7 @@ import (
 
 // genTree writes a random tree of text files made of a small vocabulary,
 // so that patterns match often, with a few odd files: no final newline,
-// CRLF, empty, binary, and one large enough to be read in several chunks.
+// CRLF, empty, binary, and a larger one.
 func genTree(t *testing.T, rng *rand.Rand) string {
 	dir := t.TempDir()
 	words := []string{"foo", "bar", "Foo", "FOO", "baz_qux", "func", "(", ")", "x1", "Reader", "newReader", "NewReader(", "fOo", "", " ", "\t", "é", "bar.", "foobar", "a"}
@@ -48,7 +48,7 @@ func genTree(t *testing.T, rng *rand.Rand) string {
 		files[fmt.Sprintf("%sf%02d.txt", dirs[rng.IntN(len(dirs))], i)] = content
 	}
 	var big strings.Builder
-	for big.Len() < 280<<10 {
+	for big.Len() < 24<<10 {
 		big.WriteString(line())
 		big.WriteByte('\n')
 	}
@@ -198,7 +198,7 @@ func TestGrepMatchesReference(t *testing.T) {
 			want := refGrep(t, root, p, o)
 			in := map[string]any{"pattern": p, "output_mode": o.mode, "-i": o.ignoreCase, "-B": o.before, "-A": o.after,
 				"-n": !o.noLineNumbers, "-o": o.onlyMatching, "head_limit": 0}
-			bufSizes := []int{0, 4096}
+			bufSizes := []int{0, 1024}
 			if i%5 == 0 {
 				bufSizes = append(bufSizes, 37)
 			}
@@ -270,4 +270,26 @@ func sortLines(s string) string {
 	lines := strings.Split(s, "\n")
 	slices.SortFunc(lines, comparePaths)
 	return strings.Join(lines, "\n")
+}
+
+// TestGrepLargeFileMatchesReference checks a file larger than the default
+// buffer, read in several chunks, with context kept across them.
+func TestGrepLargeFileMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	dir := t.TempDir()
+	var b strings.Builder
+	for b.Len() < 3*initialBuffer {
+		fmt.Fprintf(&b, "line %d %s\n", rng.IntN(1000), strings.Repeat("ab", rng.IntN(40)))
+	}
+	writeTree(t, dir, map[string]string{"big.txt": b.String()})
+	env := &tool.Env{ProjectDir: dir}
+	for _, p := range []string{`line 99\b`, `line 5\d\d b`, `^line \d ab$`} {
+		for _, o := range []refOptions{{mode: modeContent, before: 2, after: 2}, {mode: modeCount}} {
+			want := refGrep(t, dir, p, o)
+			got := runWithBuffer(t, env, map[string]any{"pattern": p, "output_mode": o.mode, "-B": o.before, "-A": o.after, "head_limit": 0}, 0)
+			if got != want {
+				t.Errorf("%q %+v:\n got %.300q\nwant %.300q", p, o, got, want)
+			}
+		}
+	}
 }

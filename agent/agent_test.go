@@ -1,0 +1,155 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/llm/llmtest"
+)
+
+func testOptions(t *testing.T, srv *llmtest.Server) Options {
+	return Options{
+		Cwd: t.TempDir(),
+		Env: map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL(),
+			"CLAUDE_CONFIG_DIR": t.TempDir(), "ANTHROPIC_MODEL": ""},
+	}
+}
+
+func collect(t *testing.T, ctx context.Context, prompt string, opts Options) []Message {
+	t.Helper()
+	var msgs []Message
+	for m, err := range Query(ctx, prompt, opts) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs
+}
+
+func TestQueryNoCredentials(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "")
+	var got error
+	for _, err := range Query(context.Background(), "hi", Options{}) {
+		got = err
+	}
+	if !errors.Is(got, ErrNoCredentials) {
+		t.Fatalf("err %v", got)
+	}
+}
+
+func TestQueryBadOptions(t *testing.T) {
+	srv := llmtest.New(t)
+	for name, mutate := range map[string]func(*Options){
+		"mode":       func(o *Options) { o.PermissionMode = "yolo" },
+		"session id": func(o *Options) { o.SessionID = "not-a-uuid" },
+		"cwd":        func(o *Options) { o.Cwd = filepath.Join(o.Cwd, "missing") },
+		"tool":       func(o *Options) { o.Tools = []string{"Teleport"} },
+	} {
+		opts := testOptions(t, srv)
+		mutate(&opts)
+		var got error
+		for _, err := range Query(context.Background(), "hi", opts) {
+			got = err
+		}
+		if got == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestCanUseToolDecides(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.ToolUse("Write", map[string]string{"file_path": "a.txt", "content": "A"}),
+			llmtest.ToolUse("Write", map[string]string{"file_path": "b.txt", "content": "B"})),
+		llmtest.Reply(llmtest.Text("done")))
+	opts := testOptions(t, srv)
+	var asked []string
+	opts.CanUseTool = func(_ context.Context, name string, input json.RawMessage, info ToolPermissionContext) (PermissionResult, error) {
+		asked = append(asked, name+" "+string(input))
+		if strings.Contains(string(input), "b.txt") {
+			return PermissionResult{Message: "not b"}, nil
+		}
+		// Allowed with a rewritten input.
+		return PermissionResult{Allow: true, UpdatedInput: json.RawMessage(`{"file_path":"a.txt","content":"rewritten"}`)}, nil
+	}
+	msgs := collect(t, context.Background(), "write", opts)
+	res := msgs[len(msgs)-1].(*ResultMessage)
+	if len(asked) != 2 || len(res.PermissionDenials) != 1 || res.PermissionDenials[0].ToolName != "Write" {
+		t.Fatalf("asked %v, denials %+v", asked, res.PermissionDenials)
+	}
+	if b, err := os.ReadFile(filepath.Join(opts.Cwd, "a.txt")); err != nil || string(b) != "rewritten" {
+		t.Errorf("a.txt = %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(opts.Cwd, "b.txt")); err == nil {
+		t.Errorf("b.txt was written")
+	}
+	r := srv.Requests()[1].ToolResults()[1]
+	if !r.IsError || llm.TextOf(r.Content) != "not b" {
+		t.Errorf("denied result %+v", r)
+	}
+}
+
+func TestModesAndLists(t *testing.T) {
+	cases := []struct {
+		name    string
+		mutate  func(*Options)
+		allowed bool
+	}{
+		{"default denies a write", func(o *Options) {}, false},
+		{"acceptEdits allows it", func(o *Options) { o.PermissionMode = PermissionAcceptEdits }, true},
+		{"allowedTools allows it", func(o *Options) { o.AllowedTools = []string{"Write"} }, true},
+		{"plan denies it", func(o *Options) { o.PermissionMode = PermissionPlan; o.AllowedTools = nil }, false},
+		{"bypass allows it", func(o *Options) { o.PermissionMode = PermissionBypass }, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := llmtest.New(t,
+				llmtest.Reply(llmtest.ToolUse("Write", map[string]string{"file_path": "x.txt", "content": "x"})),
+				llmtest.Reply(llmtest.Text("ok")))
+			opts := testOptions(t, srv)
+			c.mutate(&opts)
+			collect(t, context.Background(), "go", opts)
+			_, err := os.Stat(filepath.Join(opts.Cwd, "x.txt"))
+			if (err == nil) != c.allowed {
+				t.Errorf("written=%v, want %v", err == nil, c.allowed)
+			}
+		})
+	}
+}
+
+func TestDisallowedToolsAreNotOffered(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("ok")))
+	opts := testOptions(t, srv)
+	opts.DisallowedTools = []string{"Bash", "WebFetch"}
+	msgs := collect(t, context.Background(), "go", opts)
+	init := msgs[0].(*SystemMessage).Init
+	for _, name := range append(srv.Requests()[0].ToolNames(), init.Tools...) {
+		if name == "Bash" || name == "WebFetch" {
+			t.Errorf("%s is offered", name)
+		}
+	}
+	if len(init.Tools) == 0 {
+		t.Error("no tools at all")
+	}
+}
+
+func TestBreakingOutCancelsTheRun(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("a")))
+	opts := testOptions(t, srv)
+	n := 0
+	for range Query(context.Background(), "go", opts) {
+		n++
+		break
+	}
+	if n != 1 {
+		t.Fatalf("%d messages", n)
+	}
+}
