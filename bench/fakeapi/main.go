@@ -38,6 +38,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	script := fs.String("script", "", "script file: a JSON array of turns (required)")
 	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
 	loop := fs.Bool("loop", false, "restart the script when it is exhausted")
+	byConv := fs.Bool("by-conversation", false, "serve each request the turn numbered by its count of assistant messages, so independent runs each start the script over")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -45,7 +46,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *script == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: fakeapi -script FILE [-addr 127.0.0.1:0] [-loop]")
+		fmt.Fprintln(stderr, "usage: fakeapi -script FILE [-addr 127.0.0.1:0] [-loop] [-by-conversation]")
 		return 2
 	}
 	turns, err := llmtest.LoadScript(*script)
@@ -58,6 +59,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Turns: turns,
 		Addr:  *addr,
 		Loop:  *loop,
+
+		ByConversation: *byConv,
 		OnViolation: func(err error) {
 			violations.Add(1)
 			fmt.Fprintf(stderr, "fakeapi: %v\n", err)

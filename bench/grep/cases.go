@@ -9,12 +9,16 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 
+	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/tool"
 	"github.com/tackcode/tack/internal/tool/search"
 )
@@ -73,6 +77,39 @@ func runTack(ctx context.Context, g tool.Tool, root string, c benchCase) (int, e
 		return gr.NumLines, nil
 	}
 	return gr.NumFiles, nil
+}
+
+// onceFlag makes this program run one search with tack's Grep and print
+// its output, to time tack as a command like the others.
+const onceFlag = "-once"
+
+// tackCommand runs this program with onceFlag for c.
+func tackCommand(self, root string, c benchCase) *exec.Cmd {
+	return exec.Command(self, onceFlag, root, c.pattern, c.mode, strconv.FormatBool(c.ignoreCase))
+}
+
+// once runs the search that tackCommand describes and prints what Grep
+// returned to the model.
+func once(args []string) error {
+	if len(args) != 4 {
+		return fmt.Errorf("%s wants ROOT PATTERN MODE IGNORECASE", onceFlag)
+	}
+	in := map[string]any{"pattern": args[1], "path": args[0], "output_mode": args[2], "head_limit": 0, "-i": args[3] == "true"}
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	res, err := grepTool().Run(context.Background(), &tool.Env{ProjectDir: args[0]}, raw)
+	if err != nil {
+		return err
+	}
+	if gr, ok := res.Structured.(search.GrepResult); ok && gr.NumFiles == 0 {
+		return nil
+	}
+	w := bufio.NewWriterSize(os.Stdout, 64<<10)
+	w.WriteString(llm.TextOf(res.Content))
+	w.WriteByte('\n')
+	return w.Flush()
 }
 
 // rgCommand is ripgrep doing the same work as tack: no config file,

@@ -17,6 +17,13 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == onceFlag {
+		if err := once(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "bench/grep:", err)
+			os.Exit(2)
+		}
+		return
+	}
 	root := flag.String("root", "", "tree to search (default $(go env GOROOT)/src)")
 	runs := flag.Int("runs", 9, "timed runs of each search per tool, after one warm-up run")
 	flag.Parse()
@@ -35,6 +42,10 @@ func run(root string, runs int) error {
 	}
 	ctx := context.Background()
 	g := grepTool()
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
 	_, rgErr := exec.LookPath("rg")
 	_, grepErr := exec.LookPath("grep")
 
@@ -50,10 +61,13 @@ func run(root string, runs int) error {
 	fmt.Println()
 
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "search\ttack\trg\tgrep -r\ttack/rg\tgrep/rg\tfound tack/rg/grep\t")
-	var ratios []float64
+	fmt.Fprintln(tw, "search\ttack\ttack cmd\trg\tgrep -r\ttack/rg\ttack cmd/rg\tgrep/rg\tfound tack/rg/grep\t")
+	var ratios, execRatios []float64
 	for _, c := range cases {
-		contenders := []contender{{run: func() (int, error) { return runTack(ctx, g, root, c) }}}
+		contenders := []contender{
+			{run: func() (int, error) { return runTack(ctx, g, root, c) }},
+			{run: func() (int, error) { return countLines(tackCommand(self, root, c)) }},
+		}
 		if rgErr == nil {
 			contenders = append(contenders, contender{run: func() (int, error) { return countLines(rgCommand(root, c)) }})
 		}
@@ -63,31 +77,39 @@ func run(root string, runs int) error {
 		if err := race(contenders, runs); err != nil {
 			return fmt.Errorf("%s: %w", c, err)
 		}
-		tack := contenders[0]
+		tack, tackExec := contenders[0], contenders[1]
 		rg, grep := contender{time: -1}, contender{time: -1}
 		if rgErr == nil {
-			rg = contenders[1]
+			rg = contenders[2]
 		}
 		if grepErr == nil {
 			grep = contenders[len(contenders)-1]
 		}
-		ratio, grepRatio := "-", "-"
+		ratio, execRatio, grepRatio := "-", "-", "-"
 		if rg.time > 0 {
 			r := float64(tack.time) / float64(rg.time)
 			ratios = append(ratios, r)
 			ratio = fmt.Sprintf("%.2f×", r)
+			re := float64(tackExec.time) / float64(rg.time)
+			execRatios = append(execRatios, re)
+			execRatio = fmt.Sprintf("%.2f×", re)
 			if grep.time > 0 {
 				grepRatio = fmt.Sprintf("%.2f×", float64(grep.time)/float64(rg.time))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d/%s/%s\t\n", c, ms(tack.time), ms(rg.time), ms(grep.time), ratio, grepRatio,
-			tack.found, count(rg.found, rgErr), count(grep.found, grepErr))
+		if tackExec.found != tack.found {
+			return fmt.Errorf("%s: tack found %d in process, %d as a command", c, tack.found, tackExec.found)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%s/%s\t\n", c, ms(tack.time), ms(tackExec.time), ms(rg.time), ms(grep.time),
+			ratio, execRatio, grepRatio, tack.found, count(rg.found, rgErr), count(grep.found, grepErr))
 	}
 	tw.Flush()
 	if len(ratios) > 0 {
-		fmt.Printf("\ntack/rg: median %.2f×, worst %.2f×\n", medianOf(ratios), slices.Max(ratios))
+		fmt.Printf("\ntack/rg: median %.2f×, worst %.2f×; as a command: median %.2f×, worst %.2f×\n",
+			medianOf(ratios), slices.Max(ratios), medianOf(execRatios), slices.Max(execRatios))
 	}
-	fmt.Println("tack runs in process (no process start); rg and grep are timed as commands with output read through a pipe.")
+	fmt.Println("tack: Grep called in process; tack cmd: this program run as a command doing one search and printing it.")
+	fmt.Println("rg, grep and tack cmd are timed as commands with their output read through a pipe.")
 	return nil
 }
 

@@ -79,6 +79,7 @@ func isFlagError(err error) bool {
 
 func newRootCmd(stdio IO) *cobra.Command {
 	f := &printFlags{}
+	var showVersion bool
 	cmd := &cobra.Command{
 		Use:   "tack [prompt]",
 		Short: "tack is an agentic coding tool for your terminal",
@@ -90,18 +91,24 @@ The prompt is the argument, standard input, or both (input first).`,
 		Example: `  tack -p "explain what main.go does"
   git diff | tack -p "review this change"
   tack -p --output-format stream-json --verbose "fix the failing test"`,
-		Version:       version.Version,
 		Args:          cobra.MaximumNArgs(1),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if showVersion {
+				fmt.Fprintf(stdio.Out, "%s (tack)\n", version.Version)
+				return nil
+			}
 			if !f.print {
 				return usagef("the interactive terminal UI is not available yet: use -p \"prompt\" for print mode")
 			}
 			return runPrint(cmd, stdio, f, args)
 		},
 	}
-	cmd.SetVersionTemplate("{{.Version}} (tack)\n")
+	// --version is a plain flag: cobra's version template would link
+	// text/template, whose reflection keeps every method of every type in
+	// the binary (tens of megabytes more to page in at start-up).
+	cmd.Flags().BoolVarP(&showVersion, "version", "v", false, "print the version and exit")
 	f.register(cmd)
 	return cmd
 }

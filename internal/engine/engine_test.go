@@ -530,3 +530,19 @@ func TestThinkingIsSentBackVerbatim(t *testing.T) {
 		t.Errorf("thinking sent back as %+v", asst.Content[0])
 	}
 }
+
+func newBenchSession(b *testing.B, srv *llmtest.Server) *Session {
+	dir := b.TempDir()
+	p := anthropic.New(anthropic.Config{APIKey: "test", BaseURL: srv.URL()})
+	s, err := New(Config{
+		Provider: p,
+		Model:    llm.Catalogue().Resolve("haiku", func(string) string { return "" }),
+		System:   []llm.Block{llm.Text("identity"), llm.Text(strings.Repeat("main prompt ", 200))},
+		Tools:    tool.NewRegistry(echoTool("Echo", true)),
+		Env:      &tool.Env{ProjectDir: dir, Shell: shell.New(dir, nil), Files: tool.NewFileState(), ScratchDir: dir},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}

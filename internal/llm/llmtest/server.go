@@ -64,6 +64,17 @@ type Options struct {
 	// DiscardRequests stops the server keeping requests for Requests(), so
 	// a long-running server does not grow. Checks are unaffected.
 	DiscardRequests bool
+	// ByConversation serves each request the turn whose index is the number
+	// of assistant messages it carries, instead of the next turn in order.
+	// Independent conversations (benchmark runs, side requests, parallel
+	// subagents) then each walk the script from its start. Faults cannot be
+	// scripted in this mode, and the echo check is skipped: requests of
+	// different conversations interleave.
+	ByConversation bool
+	// Lenient still reports violations but serves the request anyway, for
+	// benchmarking clients other than tack whose requests differ in ways
+	// that do not matter to a measurement.
+	Lenient bool
 }
 
 // Violation is one invariant a request broke.
@@ -88,6 +99,8 @@ type Server struct {
 	url         string
 	loop        bool
 	discard     bool
+	byConv      bool
+	lenient     bool
 	onViolation func(error)
 	srv         *http.Server
 	tools       toolCache
@@ -139,6 +152,13 @@ func NewServer(opts Options) (*Server, error) {
 	if err := validateTurns(opts.Turns, 0); err != nil {
 		return nil, fmt.Errorf("llmtest: invalid script: %w", err)
 	}
+	if opts.ByConversation {
+		for i, t := range opts.Turns {
+			if len(t.Faults) > 0 {
+				return nil, fmt.Errorf("llmtest: invalid script: turn %d: faults cannot be scripted with ByConversation", i)
+			}
+		}
+	}
 	addr := opts.Addr
 	if addr == "" {
 		addr = "127.0.0.1:0"
@@ -151,6 +171,8 @@ func NewServer(opts Options) (*Server, error) {
 		url:         "http://" + ln.Addr().String(),
 		loop:        opts.Loop,
 		discard:     opts.DiscardRequests,
+		byConv:      opts.ByConversation,
+		lenient:     opts.Lenient,
 		onViolation: opts.OnViolation,
 		seed:        rand.Text()[:10],
 		done:        make(chan struct{}),
@@ -266,16 +288,26 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
+	if s.byConv {
+		s.serveConversation(w, r, req, p, status)
+		return
+	}
 	s.inspectEcho(in, &p)
 	idx := s.record(req)
 	req.TurnIndex, req.Attempt = s.cursor, s.faultsServed+1
 	if len(p) > 0 {
 		req.Violations = p
-		s.mu.Unlock()
-		s.report(req, idx)
-		s.writeError(w, status, "llmtest: "+strings.Join(p, "; "), "", true)
-		s.finish(req)
-		return
+		if s.lenient {
+			s.mu.Unlock()
+			s.report(req, idx)
+			s.mu.Lock()
+		} else {
+			s.mu.Unlock()
+			s.report(req, idx)
+			s.writeError(w, status, "llmtest: "+strings.Join(p, "; "), "", true)
+			s.finish(req)
+			return
+		}
 	}
 	if s.cursor >= len(s.turns) {
 		req.Violations = []string{fmt.Sprintf("script exhausted after %d turns", len(s.turns))}
@@ -332,6 +364,45 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.stream(w, req, turn, fault)
+}
+
+// serveConversation answers req in ByConversation mode: the turn is chosen
+// by how far its conversation has got. Called with s.mu held; unlocks it.
+func (s *Server) serveConversation(w http.ResponseWriter, r *http.Request, req *Request, p problems, status int) {
+	idx := s.record(req)
+	n := 0
+	for _, m := range req.Messages {
+		if m.Role == llm.RoleAssistant {
+			n++
+		}
+	}
+	if s.loop && len(s.turns) > 0 {
+		n %= len(s.turns)
+	}
+	req.TurnIndex, req.Attempt = n, 1
+	req.Violations = p
+	refuse := len(p) > 0 && !s.lenient
+	if !refuse && n >= len(s.turns) {
+		req.Violations = append(req.Violations, fmt.Sprintf("no turn %d: the script has %d turns", n, len(s.turns)))
+		status = http.StatusInternalServerError
+		refuse = true
+	}
+	s.mu.Unlock()
+	s.report(req, idx)
+	if refuse {
+		s.writeError(w, status, "llmtest: "+strings.Join(req.Violations, "; "), "", true)
+		s.finish(req)
+		return
+	}
+	s.mu.Lock()
+	turn := s.turns[n]
+	req.Response = s.fill(turn.Content)
+	s.mu.Unlock()
+	if turn.Delay > 0 && !s.wait(r.Context(), turn.Delay) {
+		s.abandon(req)
+		return
+	}
+	s.stream(w, req, turn, nil)
 }
 
 // stream writes a turn as SSE, or the part of it a fault lets through.

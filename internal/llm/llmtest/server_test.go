@@ -869,3 +869,43 @@ func BenchmarkRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+func TestByConversationServesEachConversationFromItsStart(t *testing.T) {
+	srv := Start(t, Options{ByConversation: true, Turns: []Turn{
+		Reply(ToolUse("Read", map[string]string{"file_path": "/x"})),
+		Reply(Text("done")),
+	}})
+	p := anthropicLike(t, srv)
+	// Two independent conversations interleave; each gets turn 0 first.
+	first := p(t, `[{"role":"user","content":"a"}]`)
+	second := p(t, `[{"role":"user","content":"b"}]`)
+	if !strings.Contains(first, `"tool_use"`) || !strings.Contains(second, `"tool_use"`) {
+		t.Fatalf("both conversations should start with turn 0:\n%s\n%s", first, second)
+	}
+	reqs := srv.Requests()
+	if reqs[0].TurnIndex != 0 || reqs[1].TurnIndex != 0 {
+		t.Errorf("turn indexes %d %d", reqs[0].TurnIndex, reqs[1].TurnIndex)
+	}
+	if _, err := NewServer(Options{ByConversation: true, Turns: []Turn{{Content: []llm.Block{Text("x")}, Faults: []Fault{{Status: 529}}}}}); err == nil {
+		t.Error("faults accepted in ByConversation mode")
+	}
+}
+
+// anthropicLike returns a function posting a messages array and returning the SSE body.
+func anthropicLike(t *testing.T, srv *Server) func(*testing.T, string) string {
+	return func(t *testing.T, messages string) string {
+		t.Helper()
+		body := `{"model":"m","max_tokens":10,"stream":true,"messages":` + messages + `}`
+		req, _ := http.NewRequest("POST", srv.URL()+"/v1/messages", strings.NewReader(body))
+		req.Header.Set("x-api-key", "k")
+		req.Header.Set("anthropic-version", "2023-06-01")
+		req.Header.Set("content-type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+}

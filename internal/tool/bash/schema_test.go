@@ -1,15 +1,8 @@
 package bash
 
 import (
-	"bytes"
-	"encoding/json"
-	"maps"
-	"os"
-	"slices"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // compatTools is Claude Code's tool list, kept beside the repository.
@@ -46,75 +39,6 @@ type schema struct {
 	} `json:"properties"`
 	Required             []string `json:"required"`
 	AdditionalProperties *bool    `json:"additionalProperties"`
-}
-
-func TestSchemasCompileAndMatchWire(t *testing.T) {
-	if b, err := os.ReadFile(compatTools); err == nil {
-		var doc struct {
-			Tools []struct {
-				Name                 string         `json:"name"`
-				Properties           map[string]any `json:"properties"`
-				Required             []string       `json:"required"`
-				AdditionalProperties bool           `json:"additionalProperties"`
-			} `json:"tools"`
-		}
-		if err := json.Unmarshal(b, &doc); err != nil {
-			t.Fatal(err)
-		}
-		seen := 0
-		for _, w := range doc.Tools {
-			want, ours := expected[w.Name]
-			if !ours || w.Name == "TaskOutput" {
-				continue
-			}
-			seen++
-			props := map[string]string{}
-			for k, v := range w.Properties {
-				props[k], _ = v.(string)
-			}
-			if !maps.Equal(props, want.Properties) || !slices.Equal(w.Required, want.Required) || w.AdditionalProperties {
-				t.Errorf("%s in %s is %+v; update this test's copy", w.Name, compatTools, w)
-			}
-		}
-		if seen != 2 {
-			t.Errorf("%s lists %d of Bash and TaskStop", compatTools, seen)
-		}
-	}
-
-	for _, tl := range Tools() {
-		want, ok := expected[tl.Name()]
-		if !ok {
-			t.Errorf("unexpected tool %s", tl.Name())
-			continue
-		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(tl.InputSchema()))
-		if err != nil {
-			t.Fatalf("%s: %v", tl.Name(), err)
-		}
-		c := jsonschema.NewCompiler()
-		if err := c.AddResource("tack:///"+tl.Name()+".json", doc); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.Compile("tack:///" + tl.Name() + ".json"); err != nil {
-			t.Fatalf("%s schema does not compile: %v", tl.Name(), err)
-		}
-
-		var s schema
-		if err := json.Unmarshal(tl.InputSchema(), &s); err != nil {
-			t.Fatal(err)
-		}
-		got := map[string]string{}
-		for name, p := range s.Properties {
-			got[name] = p.Type
-			if p.Description == "" {
-				t.Errorf("%s.%s has no description", tl.Name(), name)
-			}
-		}
-		if s.Type != "object" || !maps.Equal(got, want.Properties) || !slices.Equal(s.Required, want.Required) ||
-			s.AdditionalProperties == nil || *s.AdditionalProperties {
-			t.Errorf("%s schema: %+v, want %+v", tl.Name(), s, want)
-		}
-	}
 }
 
 func TestDescriptions(t *testing.T) {

@@ -3,10 +3,7 @@ package fs
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -119,69 +116,5 @@ func TestSchemas(t *testing.T) {
 	nb, _ := reg.Get("NotebookEdit")
 	if err := reg.Validate(nb, json.RawMessage(`{"notebook_path":"/x.ipynb","new_source":"","edit_mode":"append"}`)); err == nil {
 		t.Error("NotebookEdit accepted an unknown edit_mode")
-	}
-}
-
-// TestSchemasMatchCompatFile compares with the captured Claude Code schemas
-// when the shared compat folder is beside the repository.
-func TestSchemasMatchCompatFile(t *testing.T) {
-	path := findCompat()
-	if path == "" {
-		t.Skip("shared/compat/claude-code-tools.json not found beside the repository")
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var file struct {
-		Tools []struct {
-			Name                 string                     `json:"name"`
-			Properties           map[string]json.RawMessage `json:"properties"`
-			Required             []string                   `json:"required"`
-			AdditionalProperties bool                       `json:"additionalProperties"`
-		} `json:"tools"`
-	}
-	if err := json.Unmarshal(raw, &file); err != nil {
-		t.Fatal(err)
-	}
-	seen := 0
-	for _, ct := range file.Tools {
-		want, ok := wantSchemas[ct.Name]
-		if !ok {
-			continue
-		}
-		seen++
-		props := map[string]string{}
-		for name, p := range ct.Properties {
-			var typ string
-			_ = json.Unmarshal(p, &typ) // other tools describe nested objects
-			props[name] = typ
-		}
-		if !reflect.DeepEqual(props, want.props) || !slices.Equal(ct.Required, want.required) || ct.AdditionalProperties {
-			t.Errorf("%s in %s: %v required %v; this test expects %v required %v", ct.Name, path, props, ct.Required, want.props, want.required)
-		}
-	}
-	if seen != len(wantSchemas) {
-		t.Errorf("found %d of the %d file tools in %s", seen, len(wantSchemas), path)
-	}
-}
-
-// findCompat looks for shared/compat/claude-code-tools.json in the
-// directories above the package.
-func findCompat() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		p := filepath.Join(dir, "shared", "compat", "claude-code-tools.json")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
 	}
 }

@@ -50,14 +50,9 @@ func (s *litScanner) index(b []byte, from, to int, c *cursor) int {
 	if from+n > to {
 		return notFound
 	}
-	if !s.fold {
-		if i := bytes.Index(b[from:to], s.lit); i >= 0 {
-			return from + i
-		}
-		return notFound
-	}
 	k := s.rare
 	last := to - n + k // the last position the rare byte can take
+	fails := 0
 	for i := from + k; i <= last; {
 		if c.lo < i {
 			c.lo = indexByteFrom(b[:to], i, s.lo)
@@ -72,10 +67,19 @@ func (s *litScanner) index(b []byte, from, to int, c *cursor) int {
 		if p > last {
 			return notFound
 		}
-		if equalFoldASCII(b[p-k:p-k+n], s.lit) {
+		w := b[p-k : p-k+n]
+		if !s.fold && bytes.Equal(w, s.lit) || s.fold && equalFoldASCII(w, s.lit) {
 			return p - k
 		}
 		i = p + 1
+		// When the "rare" byte turns out common here, bytes.Index's own
+		// strategies do better.
+		if fails++; !s.fold && fails > 32 && fails > (i-from)/16 {
+			if j := bytes.Index(b[i-k:to], s.lit); j >= 0 {
+				return i - k + j
+			}
+			return notFound
+		}
 	}
 	return notFound
 }

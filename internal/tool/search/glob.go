@@ -120,9 +120,9 @@ func globFiles(ctx context.Context, base, pattern string) ([]string, error) {
 		o.maxDepth = strings.Count(pattern, "/") + 1
 	}
 	found := make([][]hit, o.workers)
-	err := walk(ctx, o, func(w int, f fileRef) {
-		h := hit{path: f.path}
-		if st, err := os.Lstat(f.path); err == nil {
+	err := walk(ctx, o, func(w int, path string) {
+		h := hit{path: path}
+		if st, err := os.Lstat(path); err == nil {
 			h.mod = st.ModTime()
 		}
 		found[w] = append(found[w], h)

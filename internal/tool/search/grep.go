@@ -28,21 +28,21 @@ const defaultHeadLimit = 250
 var grepDescription string
 
 const grepSchema = `{"type":"object","properties":{` +
-	`"pattern":{"type":"string","description":"Regular expression (RE2/ripgrep syntax) to search file contents for"},` +
-	`"path":{"type":"string","description":"File or directory to search; defaults to the working directory"},` +
-	`"glob":{"type":"string","description":"Only search files matching these globs, e.g. \"*.go\" or \"**/*.{ts,tsx}\"; \"!\" excludes"},` +
-	`"output_mode":{"type":"string","enum":["content","files_with_matches","count"],"description":"content: matching lines; files_with_matches: file paths (default); count: matches per file"},` +
-	`"-B":{"type":"number","description":"Lines of context before each match (content mode)"},` +
-	`"-A":{"type":"number","description":"Lines of context after each match (content mode)"},` +
-	`"-C":{"type":"number","description":"Lines of context before and after each match (content mode)"},` +
+	`"pattern":{"type":"string","description":"Regular expression to search for"},` +
+	`"path":{"type":"string","description":"File or directory to search (default: the working directory)"},` +
+	`"glob":{"type":"string","description":"Only files matching these globs, e.g. \"*.go\", \"**/*.{ts,tsx}\""},` +
+	`"output_mode":{"type":"string","enum":["content","files_with_matches","count"],"description":"Default files_with_matches"},` +
+	`"-B":{"type":"number","description":"Context lines before each match (content mode)"},` +
+	`"-A":{"type":"number","description":"Context lines after each match (content mode)"},` +
+	`"-C":{"type":"number","description":"Context lines around each match (content mode)"},` +
 	`"context":{"type":"number","description":"Same as -C"},` +
-	`"-n":{"type":"boolean","description":"Show line numbers (content mode; default true)"},` +
-	`"-i":{"type":"boolean","description":"Case-insensitive search"},` +
-	`"-o":{"type":"boolean","description":"Show only the matching parts of lines"},` +
-	`"type":{"type":"string","description":"File type to search, as ripgrep names them: go, py, js, ts, rust, java…"},` +
-	`"head_limit":{"type":"number","description":"Return at most this many lines or entries (default 250; 0 for no limit)"},` +
-	`"offset":{"type":"number","description":"Skip this many lines or entries first, to page through results"},` +
-	`"multiline":{"type":"boolean","description":"Let patterns span lines; . then matches newlines"}},` +
+	`"-n":{"type":"boolean","description":"Line numbers (content mode; default true)"},` +
+	`"-i":{"type":"boolean","description":"Ignore case"},` +
+	`"-o":{"type":"boolean","description":"Only the matched text"},` +
+	`"type":{"type":"string","description":"ripgrep file type, e.g. go, py, ts, rust"},` +
+	`"head_limit":{"type":"number","description":"At most this many lines or entries (default 250; 0: all)"},` +
+	`"offset":{"type":"number","description":"Skip this many lines or entries first"},` +
+	`"multiline":{"type":"boolean","description":"Let matches span lines; . matches newlines"}},` +
 	`"required":["pattern"],"additionalProperties":false}`
 
 type grepTool struct{}
@@ -223,8 +223,8 @@ func runGrep(ctx context.Context, req *grepRequest) (*grepOutcome, error) {
 		searchers[i] = newSearcher(req.m, &req.opts, stop, req.display)
 		searchers[i].bufSize = req.bufSize
 	}
-	err := walk(ctx, o, func(w int, f fileRef) {
-		if m, ok := searchers[w].search(f.path); ok {
+	err := walk(ctx, o, func(w int, path string) {
+		if m, ok := searchers[w].search(path); ok {
 			c.add(m)
 		}
 	})
@@ -238,15 +238,22 @@ func runGrep(ctx context.Context, req *grepRequest) (*grepOutcome, error) {
 // output of only as many files, in output order, as the requested page
 // needs, so that memory stays bounded however much matches.
 type collector struct {
-	mu        sync.Mutex
-	need      int // output lines worth keeping; 0 means all
-	files     []*fileMatch
-	kept      keptHeap
+	mu    sync.Mutex
+	need  int // output lines worth keeping; 0 means all
+	sep   int // the "--" line output between files, if any
+	files []*fileMatch
+	kept  keptHeap
+	// keptLines is the number of output lines of the kept files, counting
+	// a separator before each.
 	keptLines int
 }
 
 func newCollector(req *grepRequest) *collector {
-	return &collector{need: req.opts.budget}
+	c := &collector{need: req.opts.budget}
+	if req.opts.before > 0 || req.opts.after > 0 {
+		c.sep = 1
+	}
+	return c
 }
 
 func (c *collector) add(m fileMatch) {
@@ -258,10 +265,12 @@ func (c *collector) add(m fileMatch) {
 		return
 	}
 	heap.Push(&c.kept, f)
-	c.keptLines += f.lines + 1
-	for len(c.kept) > 1 && c.keptLines-c.kept[0].lines-1 >= c.need {
+	c.keptLines += f.lines + c.sep
+	// Drop the last file while the others give the page all it needs (the
+	// first file has no separator before it).
+	for len(c.kept) > 1 && c.keptLines-(c.kept[0].lines+c.sep)-c.sep >= c.need {
 		last := heap.Pop(&c.kept).(*fileMatch)
-		c.keptLines -= last.lines + 1
+		c.keptLines -= last.lines + c.sep
 		last.out = nil
 	}
 }

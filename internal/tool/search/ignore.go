@@ -39,16 +39,8 @@ func (r *ignoreRules) entry(name string) []string {
 	return comps
 }
 
-// child returns the rules of subdirectory comps, adding the patterns of
-// its .gitignore file if it has one.
-func (r *ignoreRules) child(dir string, comps []string, hasGitignore bool) *ignoreRules {
-	var own []gitignore.Pattern
-	if hasGitignore {
-		own = readIgnoreFile(filepath.Join(dir, ".gitignore"), comps)
-	}
-	return r.with(comps, own)
-}
-
+// with returns rules for the directory comps: r's patterns followed by
+// own, which take precedence.
 func (r *ignoreRules) with(comps []string, own []gitignore.Pattern) *ignoreRules {
 	if len(own) == 0 {
 		return &ignoreRules{patterns: r.patterns, matcher: r.matcher, comps: comps}

@@ -105,7 +105,7 @@ func TestFinder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	alphabet := []byte("abcABC(_ \nxyzXYZ")
 	for range 300 {
-		text := make([]byte, rng.IntN(300))
+		text := make([]byte, rng.IntN(3000))
 		for i := range text {
 			text[i] = alphabet[rng.IntN(len(alphabet))]
 		}

@@ -293,3 +293,40 @@ func TestGrepLargeFileMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestGrepPagesMatchFullOutput checks that every page that offset and
+// head_limit select is the same slice of the unlimited output, although
+// the search keeps only the files that page needs.
+func TestGrepPagesMatchFullOutput(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 60 {
+		var b strings.Builder
+		for j := range 12 {
+			if (i+j)%3 == 0 {
+				fmt.Fprintf(&b, "hit %d %d\n", i, j)
+			} else {
+				fmt.Fprintf(&b, "miss %d %d\n", i, j)
+			}
+		}
+		files[fmt.Sprintf("d%d/f%02d.txt", i%4, i)] = b.String()
+	}
+	writeTree(t, dir, files)
+	env := &tool.Env{ProjectDir: dir}
+	for _, extra := range []map[string]any{{}, {"-C": 1}, {"-B": 2, "-o": true}} {
+		in := map[string]any{"pattern": "hit", "output_mode": "content", "head_limit": 0}
+		for k, v := range extra {
+			in[k] = v
+		}
+		full := strings.Split(runWithBuffer(t, env, in, 0), "\n")
+		for _, page := range [][2]int{{0, 1}, {0, 25}, {30, 25}, {7, 100}, {len(full) - 3, 10}} {
+			in["offset"], in["head_limit"] = page[0], page[1]
+			got := runWithBuffer(t, env, in, 0)
+			got, _, _ = strings.Cut(got, "\n\n[")
+			want := strings.Join(full[page[0]:min(len(full), page[0]+page[1])], "\n")
+			if got != want {
+				t.Errorf("%v page %v:\n got %q\nwant %q", extra, page, got, want)
+			}
+		}
+	}
+}

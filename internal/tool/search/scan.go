@@ -126,9 +126,11 @@ func (s *searcher) searchLines(f rawFile) bool {
 	matched := false
 	for {
 		if len(buf) == cap(buf) {
+			// Drop what is searched, except lines of before-context; grow
+			// instead if that would free less than half of the buffer.
 			keep := s.contextStart(buf, scanned)
 			switch {
-			case keep > 0:
+			case keep > 0 && (keep >= len(buf)/2 || cap(buf) >= maxBuffer):
 				s.em.shift(buf, keep)
 				n := copy(buf, buf[keep:])
 				buf = buf[:n]

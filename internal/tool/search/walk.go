@@ -28,20 +28,15 @@ type walkOptions struct {
 	workers int
 }
 
-// fileRef names one file found by the walk.
-type fileRef struct {
-	path string // absolute
-	rel  string // relative to the walk root, forward slashes
-}
-
-// visitFunc handles one file on worker w (0 ≤ w < workers), so callers can
-// keep per-worker buffers and results without locking.
-type visitFunc func(w int, f fileRef)
+// visitFunc handles the file at the absolute path on worker w (0 ≤ w <
+// workers), so callers can keep per-worker buffers and results without
+// locking.
+type visitFunc func(w int, path string)
 
 // defaultWorkers is the walk's parallelism: reading files is mostly
 // system-call time, so a few more goroutines than cores keep them busy.
 func defaultWorkers() int {
-	return max(4, 2*runtime.GOMAXPROCS(0))
+	return min(max(4, 2*runtime.GOMAXPROCS(0)), 32)
 }
 
 // walk visits the regular files below o.root in parallel: directories are
@@ -70,15 +65,20 @@ func walk(ctx context.Context, o walkOptions, visit visitFunc) error {
 	for w := range workers {
 		wg.Go(func() {
 			var batch []walkItem
+			var scratch dirScratch
 			for {
 				it, ok := q.pop()
 				if !ok {
 					return
 				}
+				if ctx.Err() != nil { // AfterFunc's stop may not have run yet
+					q.stop()
+					return
+				}
 				if it.rules == nil {
-					visit(w, fileRef{path: it.path, rel: filepath.ToSlash(it.path[prefix:])})
+					visit(w, it.path)
 				} else {
-					batch = o.readDir(it, prefix, batch[:0])
+					batch = o.readDir(it, prefix, &scratch, batch[:0])
 					q.push(batch)
 				}
 				q.finish()
@@ -91,47 +91,72 @@ func walk(ctx context.Context, o walkOptions, visit visitFunc) error {
 
 // readDir lists the directory of it and appends its subdirectories and
 // files that pass the filters to batch.
-func (o *walkOptions) readDir(it walkItem, prefix int, batch []walkItem) []walkItem {
-	f, err := os.Open(it.path)
-	if err != nil {
+func (o *walkOptions) readDir(it walkItem, prefix int, d *dirScratch, batch []walkItem) []walkItem {
+	d.names, d.ents = d.names[:0], d.ents[:0]
+	if err := listDir(it.path, d); err != nil && len(d.ents) == 0 {
 		return batch
 	}
-	entries, _ := f.ReadDir(-1)
-	f.Close()
-
 	rules := it.rules
-	for _, e := range entries {
-		if e.Name() == ".gitignore" && e.Type().IsRegular() {
-			own := readIgnoreFile(filepath.Join(it.path, ".gitignore"), rules.comps)
+	for _, e := range d.ents {
+		if e.kind == kindFile && string(d.names[e.start:e.end]) == ".gitignore" {
+			own := readIgnoreFile(joinPath(it.path, ".gitignore"), rules.comps)
 			rules = rules.with(rules.comps, own)
 			break
 		}
 	}
-	for _, e := range entries {
-		name := e.Name()
-		typ := e.Type()
-		switch {
-		case typ.IsDir():
+	for _, e := range d.ents {
+		path := joinPath(it.path, string(d.names[e.start:e.end]))
+		name := path[len(path)-(e.end-e.start):]
+		if e.kind == kindDir {
 			if vcsDirs[name] || (o.maxDepth > 0 && it.depth >= o.maxDepth) || rules.ignored(name, true) {
 				continue
 			}
-			path := joinPath(it.path, name)
 			if o.keepDir != nil && !o.keepDir(filepath.ToSlash(path[prefix:]), name) {
 				continue
 			}
 			batch = append(batch, walkItem{path: path, rules: rules.with(rules.entry(name), nil), depth: it.depth + 1})
-		case typ.IsRegular():
-			if rules.ignored(name, false) {
-				continue
-			}
-			path := joinPath(it.path, name)
-			if o.keepFile != nil && !o.keepFile(filepath.ToSlash(path[prefix:]), name) {
-				continue
-			}
-			batch = append(batch, walkItem{path: path})
+			continue
 		}
+		if rules.ignored(name, false) {
+			continue
+		}
+		if o.keepFile != nil && !o.keepFile(filepath.ToSlash(path[prefix:]), name) {
+			continue
+		}
+		batch = append(batch, walkItem{path: path})
 	}
 	return batch
+}
+
+// entryKind is what a directory entry is, as far as the walk cares.
+type entryKind uint8
+
+const (
+	kindOther entryKind = iota // symbolic links, devices…: skipped
+	kindFile
+	kindDir
+)
+
+// dirScratch is one worker's directory listing, reused from directory to
+// directory: the entries' names back to back, and where each one is.
+type dirScratch struct {
+	buf   []byte
+	names []byte
+	ents  []dirEntry
+}
+
+type dirEntry struct {
+	start, end int
+	kind       entryKind
+}
+
+func (d *dirScratch) add(name []byte, kind entryKind) {
+	if kind == kindOther {
+		return
+	}
+	start := len(d.names)
+	d.names = append(d.names, name...)
+	d.ents = append(d.ents, dirEntry{start: start, end: len(d.names), kind: kind})
 }
 
 // walkItem is a directory to read (rules set) or a file to visit.
