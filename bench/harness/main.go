@@ -131,11 +131,15 @@ func run(runs, roundTrips int, tackPath, claudePath string) error {
 		format func(float64) string
 		which  int
 	}{
-		{"launch to first request", "≤ 15 ms", func(s []sample) float64 { return medianDur(s, func(x sample) time.Duration { return x.toFirstRequest }) }, ms, 0},
+		{"launch to first request", "≤ 15 ms", func(s []sample) float64 {
+			return medianDur(s, func(x sample) time.Duration { return x.toFirstRequest })
+		}, ms, 0},
 		{"wall time, -p \"say hi\"", "", func(s []sample) float64 { return medianDur(s, func(x sample) time.Duration { return x.wall }) }, ms, 0},
 		{"CPU time, -p \"say hi\"", "≤ 30 ms", func(s []sample) float64 { return medianDur(s, func(x sample) time.Duration { return x.cpu }) }, ms, 0},
 		{"max RSS, -p \"say hi\"", "≤ 25 MiB", func(s []sample) float64 { return medianInt(s, func(x sample) int64 { return x.maxRSSKB }) / 1024 }, mib, 0},
-		{"first request size", "≤ 25 KB", func(s []sample) float64 { return medianInt(s, func(x sample) int64 { return int64(x.firstBytes) }) / 1024 }, kb, 0},
+		{"first request size", "≤ 25 KB", func(s []sample) float64 {
+			return medianInt(s, func(x sample) int64 { return int64(x.firstBytes) }) / 1024
+		}, kb, 0},
 		{"client time per round trip (incl. Read)", "", func(s []sample) float64 { return medianDur(s, func(x sample) time.Duration { return x.gap }) }, ms, 1},
 	}
 	for _, r := range rows {
@@ -298,4 +302,3 @@ func medianInt(s []sample, f func(sample) int64) float64 {
 func ms(v float64) string  { return fmt.Sprintf("%.2f ms", v) }
 func mib(v float64) string { return fmt.Sprintf("%.1f MiB", v) }
 func kb(v float64) string  { return fmt.Sprintf("%.1f KB", v) }
-
