@@ -164,7 +164,6 @@ type run struct {
 	lastStop  string
 	lastText  string
 	parentID  *string
-	lastUUID  string
 	recordErr error
 }
 
