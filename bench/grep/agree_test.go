@@ -1,11 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/tool"
 )
 
 // TestToolsAgree runs every benchmark search on a small generated tree
@@ -55,6 +60,45 @@ func TestToolsAgree(t *testing.T) {
 			if m, err := countLines(grepCommand(root, c)); err != nil || m != n {
 				t.Errorf("%s: tack %d, grep %d (%v)", c, n, m, err)
 			}
+		}
+	}
+}
+
+// TestContentSameAsRipgrep compares tack's content output with ripgrep's,
+// byte for byte, on the Go sources: line numbers, context and "--"
+// separators included (lines are short enough not to be clipped).
+func TestContentSameAsRipgrep(t *testing.T) {
+	if _, err := exec.LookPath("rg"); err != nil {
+		t.Skip("rg not installed")
+	}
+	root, err := goSrc()
+	if err != nil {
+		t.Skip(err)
+	}
+	root = filepath.Join(root, "bufio")
+	for _, tc := range []struct {
+		in   map[string]any
+		args []string
+	}{
+		{map[string]any{"pattern": `func \w+Reader\(`}, []string{"-n", `func \w+Reader\(`}},
+		{map[string]any{"pattern": `newreader`, "-i": true, "-C": 2}, []string{"-n", "-i", "-C2", `newreader`}},
+		{map[string]any{"pattern": `err\w*`, "-o": true, "-B": 1}, []string{"-n", "-o", "-B1", `err\w*`}},
+		{map[string]any{"pattern": `^\s*return\b`, "-n": false, "-A": 1}, []string{"-N", "-A1", `^\s*return\b`}},
+	} {
+		tc.in["output_mode"], tc.in["head_limit"], tc.in["path"] = "content", 0, root
+		raw, _ := json.Marshal(tc.in)
+		res, err := grepTool().Run(t.Context(), &tool.Env{ProjectDir: root}, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := llm.TextOf(res.Content)
+		args := append([]string{"--no-config", "--hidden", "--no-require-git", "--sort", "path"}, tc.args...)
+		out, err := exec.Command("rg", append(args, root)...).Output()
+		if err != nil {
+			t.Fatalf("rg %v: %v", args, err)
+		}
+		if want := strings.TrimSuffix(string(out), "\n"); got != want {
+			t.Errorf("%v: tack and rg differ:\ntack %.400q\n  rg %.400q", tc.in, got, want)
 		}
 	}
 }
