@@ -124,8 +124,11 @@ func (b Block) MarshalJSON() ([]byte, error) {
 func (b Block) encode(buf *bytes.Buffer) error {
 	if len(b.Raw) > 0 {
 		// A raw block with a breakpoint: splice cache_control into its object.
-		trimmed := bytes.TrimRight(bytes.TrimSpace(b.Raw), "}")
-		buf.Write(trimmed)
+		trimmed := bytes.TrimSpace(b.Raw)
+		if len(trimmed) < 2 || trimmed[len(trimmed)-1] != '}' {
+			return fmt.Errorf("raw %s block is not a JSON object", b.Type)
+		}
+		buf.Write(trimmed[:len(trimmed)-1])
 		buf.WriteString(`,"cache_control":`)
 		writeJSON(buf, b.CacheControl)
 		buf.WriteByte('}')

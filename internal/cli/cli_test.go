@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tackcode/tack/agent"
+	"github.com/tackcode/tack/internal/llm/llmtest"
+)
+
+func TestSplitRules(t *testing.T) {
+	cases := map[string][]string{
+		"Bash,Read":                       {"Bash", "Read"},
+		"Bash Read":                       {"Bash", "Read"},
+		"Bash(git log *), Read":           {"Bash(git log *)", "Read"},
+		"Bash(npm run test:*) Edit(*.ts)": {"Bash(npm run test:*)", "Edit(*.ts)"},
+		"":                                nil,
+	}
+	for in, want := range cases {
+		if got := splitRules([]string{in}); !slices.Equal(got, want) {
+			t.Errorf("splitRules(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestReadPrompt(t *testing.T) {
+	got, err := readPrompt(IO{In: strings.NewReader("log line\n\n")}, []string{"what?"})
+	if err != nil || got != "log line\n\nwhat?" {
+		t.Errorf("%q %v", got, err)
+	}
+	if got, _ := readPrompt(IO{In: strings.NewReader("ignored"), StdinIsTerminal: true}, []string{"q"}); got != "q" {
+		t.Errorf("a terminal was read: %q", got)
+	}
+	if _, err := readPrompt(IO{In: strings.NewReader("  \n")}, nil); err == nil {
+		t.Error("an empty prompt was accepted")
+	}
+}
+
+// run runs the command in-process against a fake API.
+func run(t *testing.T, srv *llmtest.Server, args ...string) (string, string, int) {
+	t.Helper()
+	t.Setenv("ANTHROPIC_API_KEY", "k")
+	t.Setenv("ANTHROPIC_BASE_URL", srv.URL())
+	t.Setenv("CLAUDE_CONFIG_DIR", t.TempDir())
+	t.Chdir(t.TempDir())
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), args, IO{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	return out.String(), errOut.String(), code
+}
+
+func TestJSONVerboseIsAnArrayOfEveryMessage(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("a"), llmtest.Text("b")))
+	out, errOut, code := run(t, srv, "-p", "hi", "--output-format", "json", "--verbose")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var msgs []map[string]any
+	if err := json.Unmarshal([]byte(out), &msgs); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	var types []string
+	for _, m := range msgs {
+		types = append(types, m["type"].(string))
+	}
+	if strings.Join(types, " ") != "system assistant assistant result" || msgs[3]["result"] != "ab" {
+		t.Errorf("messages %v", msgs)
+	}
+}
+
+func TestTextModeErrorGoesToStderr(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.ToolUse("Read", map[string]string{"file_path": "/etc/hostname"})))
+	out, errOut, code := run(t, srv, "-p", "hi", "--max-turns", "1")
+	if code != 1 || out != "" || !strings.Contains(errOut, "Reached maximum number of turns (1)") {
+		t.Errorf("exit %d, out %q, err %q", code, out, errOut)
+	}
+}
+
+func TestFlagsBecomeOptions(t *testing.T) {
+	cmd := newRootCmd(IO{})
+	f := &printFlags{}
+	cmd.ResetFlags()
+	f.register(cmd)
+	if err := cmd.ParseFlags([]string{"--tools", "", "--allowedTools", "Bash(git *),Read", "--disallowedTools=Write",
+		"--dangerously-skip-permissions", "--system-prompt", "", "--max-turns=3"}); err != nil {
+		t.Fatal(err)
+	}
+	opts, err := f.options(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Tools == nil || len(opts.Tools) != 0 {
+		t.Errorf("--tools \"\" gives %v, want none", opts.Tools)
+	}
+	if !slices.Equal(opts.AllowedTools, []string{"Bash(git *)", "Read"}) || !slices.Equal(opts.DisallowedTools, []string{"Write"}) {
+		t.Errorf("lists %v %v", opts.AllowedTools, opts.DisallowedTools)
+	}
+	if opts.PermissionMode != agent.PermissionBypass || opts.SystemPrompt == nil || *opts.SystemPrompt != "" || opts.MaxTurns != 3 {
+		t.Errorf("options %+v", opts)
+	}
+}
