@@ -40,6 +40,9 @@ type Options struct {
 	// Model is an alias (opus, sonnet, haiku) or a model id; "" means
 	// $ANTHROPIC_MODEL or the catalogue's default.
 	Model string
+	// FallbackModel takes over when Model stays overloaded through every
+	// retry; it must differ from Model.
+	FallbackModel string
 	// SystemPrompt replaces tack's main system prompt when non-nil.
 	SystemPrompt *string
 	// AppendSystemPrompt is added after the system prompt.

@@ -79,6 +79,13 @@ func newSession(opts Options) (*agentSession, error) {
 		modelName = getenv("ANTHROPIC_MODEL")
 	}
 	model := catalog.Resolve(modelName, getenv)
+	var fallback llm.Model
+	if opts.FallbackModel != "" {
+		fallback = catalog.Resolve(opts.FallbackModel, getenv)
+		if fallback.ID == model.ID {
+			return nil, fmt.Errorf("the fallback model %s is the main model", fallback.ID)
+		}
+	}
 	small := getenv("ANTHROPIC_SMALL_FAST_MODEL")
 	if small == "" {
 		small = catalog.Resolve(catalog.Small, getenv).ID
@@ -137,6 +144,7 @@ func newSession(opts Options) (*agentSession, error) {
 		Provider:       provider,
 		Catalog:        catalog,
 		Model:          model,
+		FallbackModel:  fallback,
 		System:         prompt.System(popts),
 		Tools:          registry,
 		Env:            env,

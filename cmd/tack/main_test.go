@@ -468,7 +468,7 @@ func TestInterruptKillsToolAndRecordsIt(t *testing.T) {
 	if res["subtype"] != "error_during_execution" || res["terminal_reason"] != "aborted_tools" {
 		t.Errorf("result %v", res)
 	}
-	if err := syscall.Kill(child, 0); err == nil {
+	if alive(child) {
 		syscall.Kill(child, syscall.SIGKILL)
 		t.Errorf("the tool's child process %d survived the interrupt", child)
 	}
@@ -537,4 +537,23 @@ func TestPartialMessagesPromptFlagsAndRequestSize(t *testing.T) {
 	if n := len(e3.srv.Requests()[0].Body); n > 25*1024 {
 		t.Errorf("first request is %d bytes, over 25 KB", n)
 	}
+}
+
+// alive reports whether pid is a running process, waiting a little for one
+// being killed to go. A zombie (dead, not yet reaped by init) is not alive.
+func alive(pid int) bool {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if syscall.Kill(pid, 0) != nil {
+			return false
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return false
+		}
+		// The state follows the parenthesised command name.
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			return false
+		}
+	}
+	return true
 }

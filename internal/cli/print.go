@@ -69,6 +69,7 @@ func (f *printFlags) register(cmd *cobra.Command) {
 func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 	opts := agent.Options{
 		Model:                  f.model,
+		FallbackModel:          f.fallbackModel,
 		AppendSystemPrompt:     f.appendSystemPrompt,
 		MaxTurns:               f.maxTurns,
 		MaxBudgetUSD:           f.maxBudgetUSD,

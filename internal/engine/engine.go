@@ -30,6 +30,9 @@ type Config struct {
 	Provider  llm.Provider
 	Catalog   *llm.Catalog
 	Model     llm.Model
+	// FallbackModel, when set, replaces Model for the rest of the session
+	// once Model stays overloaded through every retry.
+	FallbackModel llm.Model
 	// System is the system prompt, already assembled.
 	System []llm.Block
 	// Context blocks open the first user message of the session (memory
@@ -225,6 +228,9 @@ func (r *run) loop(prompt []llm.Block) *protocol.Result {
 		}
 		r.turns++
 		resp, err := r.callModel()
+		if err != nil && r.ctx.Err() == nil && r.switchToFallback(err) {
+			resp, err = r.callModel()
+		}
 		if err != nil {
 			if r.ctx.Err() != nil {
 				return r.interrupted("aborted_streaming")
@@ -274,6 +280,27 @@ func (r *run) callModel() (*llm.Response, error) {
 	}
 	s.account(req.Model, resp)
 	return resp, nil
+}
+
+// switchToFallback moves the session to the fallback model when the current
+// one stayed overloaded through every retry. It reports whether it switched.
+func (r *run) switchToFallback(err error) bool {
+	s := r.s
+	fb := s.cfg.FallbackModel
+	var apiErr *llm.APIError
+	if fb.ID == "" || !errors.As(err, &apiErr) || (apiErr.Status != 529 && apiErr.Type != "overloaded_error") {
+		return false
+	}
+	s.mu.Lock()
+	from := s.model.ID
+	switched := from != fb.ID
+	s.model = fb
+	s.mu.Unlock()
+	if switched {
+		r.emit(&protocol.System{Subtype: "model_fallback", SessionID: s.cfg.SessionID, UUID: uuid.NewString(),
+			Fields: map[string]any{"from": from, "to": fb.ID, "reason": apiErr.Error()}})
+	}
+	return switched
 }
 
 // errorKind is the short error name of an api_retry message.

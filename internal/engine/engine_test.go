@@ -546,3 +546,24 @@ func newBenchSession(b *testing.B, srv *llmtest.Server) *Session {
 	}
 	return s
 }
+
+func TestFallbackModelAfterOverload(t *testing.T) {
+	h := newHarness(t, nil, []llmtest.Turn{
+		{Content: []llm.Block{llmtest.Text("from the fallback")},
+			// The harness's provider retries 3 times: four 529s exhaust it.
+			Faults: []llmtest.Fault{{Status: 529, RetryAfter: "0"}, {Status: 529, RetryAfter: "0"}, {Status: 529, RetryAfter: "0"}, {Status: 529, RetryAfter: "0"}}},
+	}, func(c *Config) {
+		c.FallbackModel = llm.Catalogue().Resolve("sonnet", func(string) string { return "" })
+	})
+	res := h.run(context.Background(), "hi")
+	if res.IsError || res.Text() != "from the fallback" {
+		t.Fatalf("result %+v", res)
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) != 5 || reqs[3].Model != "claude-haiku-4-5" || reqs[4].Model != "claude-sonnet-5-5" {
+		t.Errorf("models %s → %s", reqs[0].Model, reqs[len(reqs)-1].Model)
+	}
+	if h.sess.Model().ID != "claude-sonnet-5-5" {
+		t.Errorf("the session did not stay on the fallback")
+	}
+}

@@ -210,7 +210,7 @@ func (e *streamError) Unwrap() error { return e.err }
 // retryAfterError carries the server's retry-after advice with an API error.
 type retryAfterError struct {
 	*llm.APIError
-	after       time.Duration
+	after       time.Duration // negative: the server gave no advice
 	shouldRetry *bool
 }
 
@@ -236,7 +236,7 @@ func convertError(err error) error {
 		if e.Message == "" {
 			e.Message = http.StatusText(apiErr.StatusCode)
 		}
-		r := &retryAfterError{APIError: e}
+		r := &retryAfterError{APIError: e, after: -1}
 		if apiErr.Response != nil {
 			r.after = retryAfter(apiErr.Response.Header)
 			switch apiErr.Response.Header.Get("x-should-retry") {
@@ -254,11 +254,11 @@ func convertError(err error) error {
 }
 
 // classify says whether err is worth retrying, with the HTTP status (0 when
-// none) and the delay the server asked for (0 when it did not).
+// none) and the delay the server asked for (negative when it did not).
 func classify(err error) (status int, retryable bool, after time.Duration) {
 	var se *streamError
 	if errors.As(err, &se) {
-		return 0, true, 0
+		return 0, true, -1
 	}
 	var ra *retryAfterError
 	if errors.As(err, &ra) {
@@ -272,13 +272,14 @@ func classify(err error) (status int, retryable bool, after time.Duration) {
 			ra.Status == http.StatusTooManyRequests, ra.Status >= 500:
 			return ra.Status, true, ra.after
 		}
-		return ra.Status, false, 0
+		return ra.Status, false, -1
 	}
 	// No HTTP response at all: a connection error.
-	return 0, true, 0
+	return 0, true, -1
 }
 
-// retryAfter reads retry-after-ms or retry-after (seconds or an HTTP date).
+// retryAfter reads retry-after-ms or retry-after (seconds or an HTTP date);
+// it is negative when neither is given.
 func retryAfter(h http.Header) time.Duration {
 	if v := h.Get("retry-after-ms"); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
@@ -293,7 +294,7 @@ func retryAfter(h http.Header) time.Duration {
 			return max(0, time.Until(t))
 		}
 	}
-	return 0
+	return -1
 }
 
 const (
@@ -303,9 +304,9 @@ const (
 )
 
 // backoff is the wait before retry number attempt+1: the server's advice when
-// it gave one, else exponential with jitter.
+// it gave one (after ≥ 0), else exponential with jitter.
 func backoff(attempt int, after time.Duration) time.Duration {
-	if after > 0 {
+	if after >= 0 {
 		return min(after, maxRetryAfter)
 	}
 	d := min(baseDelay<<min(attempt, 10), maxDelay)

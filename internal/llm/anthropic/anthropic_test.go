@@ -205,6 +205,13 @@ func TestRetryAfterForms(t *testing.T) {
 	if d := retryAfter(h); d < 59*time.Minute || d > time.Hour {
 		t.Errorf("date: %v", d)
 	}
+	if d := retryAfter(http.Header{}); d >= 0 {
+		t.Errorf("no header gives %v, want negative (no advice)", d)
+	}
+	h.Set("retry-after", "0")
+	if d := retryAfter(h); d != 0 || backoff(3, d) != 0 {
+		t.Errorf("retry-after 0: %v, backoff %v", d, backoff(3, d))
+	}
 	if d := backoff(0, 10*time.Hour); d != maxRetryAfter {
 		t.Errorf("retry-after is capped: %v", d)
 	}
