@@ -229,42 +229,51 @@ func (s *agentSession) close() {
 	_ = os.RemoveAll(s.env.ScratchDir)
 }
 
-// gate is the permission check for this session. The full rule grammar and
-// hooks come with the policy layer; this one knows plain tool names, the
-// modes and read-only calls.
-func (s *agentSession) gate() engine.Gate {
-	return engine.GateFunc(func(ctx context.Context, c engine.ToolCall) engine.Verdict {
-		if slices.Contains(s.opts.DisallowedTools, c.Name) {
-			return engine.Verdict{Message: fmt.Sprintf("Permission to use %s has been denied (disallowed tool).", c.Name)}
+// gate is the permission check for this session.
+func (s *agentSession) gate() engine.Gate { return sessionGate{s} }
+
+type sessionGate struct{ s *agentSession }
+
+// Check knows plain tool names, the modes and read-only calls; the full
+// rule grammar comes with the policy layer.
+func (g sessionGate) Check(ctx context.Context, c engine.ToolCall) engine.Verdict {
+	s := g.s
+	if slices.Contains(s.opts.DisallowedTools, c.Name) {
+		return engine.Verdict{Behavior: engine.Deny, Message: fmt.Sprintf("Permission to use %s has been denied (disallowed tool).", c.Name)}
+	}
+	switch {
+	case s.mode == PermissionBypass,
+		slices.Contains(s.opts.AllowedTools, c.Name),
+		c.ReadOnly,
+		s.mode == PermissionAcceptEdits && isEditTool(c.Name):
+		return engine.Verdict{Behavior: engine.Allow}
+	case s.mode == PermissionPlan:
+		return engine.Verdict{Behavior: engine.Deny, Message: fmt.Sprintf("%s is not available in plan mode, which allows read-only tools only.", c.Name)}
+	}
+	return engine.Verdict{Behavior: engine.Ask, Message: "no rule allows " + c.Name}
+}
+
+// Ask puts the call to the CanUseTool callback, or denies it when there is none.
+func (g sessionGate) Ask(ctx context.Context, c engine.ToolCall, reason string) engine.Verdict {
+	s := g.s
+	if cb := s.opts.CanUseTool; cb != nil && s.mode != PermissionDontAsk {
+		res, err := cb(ctx, c.Name, c.Input, ToolPermissionContext{ToolUseID: c.ID, Reason: reason})
+		if err != nil {
+			return engine.Verdict{Behavior: engine.Deny, Message: fmt.Sprintf("Permission check for %s failed: %v", c.Name, err)}
 		}
-		switch {
-		case s.mode == PermissionBypass,
-			slices.Contains(s.opts.AllowedTools, c.Name),
-			c.ReadOnly,
-			s.mode == PermissionAcceptEdits && isEditTool(c.Name):
-			return engine.Verdict{Allow: true}
-		case s.mode == PermissionPlan:
-			return engine.Verdict{Message: fmt.Sprintf("%s is not available in plan mode, which allows read-only tools only.", c.Name)}
+		if res.Allow {
+			return engine.Verdict{Behavior: engine.Allow, Input: res.UpdatedInput}
 		}
-		if cb := s.opts.CanUseTool; cb != nil && s.mode != PermissionDontAsk {
-			res, err := cb(ctx, c.Name, c.Input, ToolPermissionContext{ToolUseID: c.ID, Reason: "no rule allows " + c.Name})
-			if err != nil {
-				return engine.Verdict{Message: fmt.Sprintf("Permission check for %s failed: %v", c.Name, err)}
-			}
-			if res.Allow {
-				return engine.Verdict{Allow: true, Input: res.UpdatedInput}
-			}
-			msg := res.Message
-			if msg == "" {
-				msg = fmt.Sprintf("Permission to use %s was denied.", c.Name)
-			}
-			return engine.Verdict{Message: msg}
+		msg := res.Message
+		if msg == "" {
+			msg = fmt.Sprintf("Permission to use %s was denied.", c.Name)
 		}
-		return engine.Verdict{Unattended: true, Message: fmt.Sprintf(
-			"tack needs permission to use %s, but it was not granted and nobody can be asked here. "+
-				"Allow it with --allowedTools %s, a permission mode such as acceptEdits, or --dangerously-skip-permissions.",
-			c.Name, c.Name)}
-	})
+		return engine.Verdict{Behavior: engine.Deny, Message: msg}
+	}
+	return engine.Verdict{Behavior: engine.Deny, Unattended: true, Message: fmt.Sprintf(
+		"tack needs permission to use %s, but it was not granted and nobody can be asked here. "+
+			"Allow it with --allowedTools %s, a permission mode such as acceptEdits, or --dangerously-skip-permissions.",
+		c.Name, c.Name)}
 }
 
 func isEditTool(name string) bool {

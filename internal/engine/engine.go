@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/tackcode/tack/internal/hook"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/protocol"
 	"github.com/tackcode/tack/internal/tool"
@@ -42,6 +43,17 @@ type Config struct {
 	Env     *tool.Env
 	// Gate decides whether each tool call may run. Nil allows everything.
 	Gate Gate
+	// Hooks runs the session's hooks; nil runs none. HookBase fills the
+	// common fields of their payloads (transcript path, permission mode…);
+	// HookLog, when it is the runner's observer, lets the engine emit
+	// hook_started / hook_response messages if IncludeHookEvents is set.
+	Hooks             *hook.Runner
+	HookBase          func() hook.Base
+	HookLog           *HookLog
+	IncludeHookEvents bool
+	// Notify shows a message to the user: hook errors and hook system
+	// messages. Nil drops them.
+	Notify func(msg string)
 
 	MaxTurns     int     // 0: no limit
 	MaxBudgetUSD float64 // 0: no limit
@@ -156,18 +168,23 @@ type Emit func(protocol.Message)
 
 // run is the state of one Run call.
 type run struct {
-	s         *Session
-	ctx       context.Context
-	emit      Emit
-	start     time.Time
-	apiTime   time.Duration
-	turns     int
-	tally     tally
-	denials   []protocol.PermissionDenial
-	lastStop  string
-	lastText  string
-	parentID  *string
-	recordErr error
+	s        *Session
+	ctx      context.Context
+	emit     Emit
+	start    time.Time
+	apiTime  time.Duration
+	turns    int
+	tally    tally
+	denials  []protocol.PermissionDenial
+	lastStop string
+	lastText string
+	parentID *string
+	promptID string
+	// stopHookActive is true once a Stop hook has made the model go on.
+	stopHookActive bool
+	// stopReason is set when a hook asked to end the session.
+	stopReason string
+	recordErr  error
 }
 
 // Run sends prompt as the next user message and loops until the model ends
@@ -177,7 +194,7 @@ func (s *Session) Run(ctx context.Context, prompt []llm.Block, emit Emit) *proto
 	if emit == nil {
 		emit = func(protocol.Message) {}
 	}
-	r := &run{s: s, ctx: ctx, emit: emit, start: s.cfg.Now()}
+	r := &run{s: s, ctx: ctx, emit: emit, start: s.cfg.Now(), promptID: uuid.NewString()}
 	s.mu.Lock()
 	s.current = &r.tally
 	s.mu.Unlock()
@@ -208,10 +225,24 @@ func (r *run) loop(prompt []llm.Block) *protocol.Result {
 	s.mu.Lock()
 	first := len(s.messages) == 0
 	s.mu.Unlock()
-	content := prompt
-	if first && len(s.cfg.Context) > 0 {
-		content = append(append([]llm.Block(nil), s.cfg.Context...), prompt...)
+	var content []llm.Block
+	if first {
+		content = append(content, s.cfg.Context...)
 	}
+	if s.cfg.Hooks != nil {
+		async := s.cfg.Hooks.TakeAsync()
+		for _, m := range append(async.SystemMessages, async.Errors...) {
+			r.notify(m)
+		}
+		if len(async.AdditionalContext) > 0 {
+			content = append(content, contextBlock("Async", async.AdditionalContext))
+		}
+	}
+	extra, refused := r.userPromptSubmit(prompt)
+	if refused != nil {
+		return refused
+	}
+	content = append(append(content, prompt...), extra...)
 	r.appendUser(llm.Message{Role: llm.RoleUser, Content: content}, nil, false)
 
 	for {
@@ -242,6 +273,16 @@ func (r *run) loop(prompt []llm.Block) *protocol.Result {
 		if len(calls) == 0 {
 			if resp.StopReason == "pause_turn" {
 				continue // a server tool paused the turn: send it back to go on
+			}
+			feedback, stop := r.stopHook(r.lastText)
+			if stop != nil {
+				return stop
+			}
+			if feedback != "" {
+				// A Stop hook says the work is not done: the model goes on.
+				r.stopHookActive = true
+				r.appendUser(llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(feedback)}}, nil, true)
+				continue
 			}
 			return r.success()
 		}

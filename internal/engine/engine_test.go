@@ -317,9 +317,9 @@ func TestGateDenial(t *testing.T) {
 		{Content: []llm.Block{llmtest.ToolUse("Danger", map[string]int{"n": 7})}},
 		{Content: []llm.Block{llmtest.Text("ok")}},
 	}, func(c *Config) {
-		c.Gate = GateFunc(func(_ context.Context, call ToolCall) Verdict {
-			return Verdict{Message: "no " + call.Name, Unattended: true}
-		})
+		c.Gate = testGate{check: func(call ToolCall) Verdict {
+			return Verdict{Behavior: Deny, Message: "no " + call.Name, Unattended: true}
+		}}
 	})
 	res := h.run(context.Background(), "go")
 	if ran.Load() {
@@ -566,4 +566,19 @@ func TestFallbackModelAfterOverload(t *testing.T) {
 	if h.sess.Model().ID != "claude-sonnet-5-5" {
 		t.Errorf("the session did not stay on the fallback")
 	}
+}
+
+// testGate is a Gate whose answers a test scripts.
+type testGate struct {
+	check func(ToolCall) Verdict
+	ask   func(ToolCall, string) Verdict
+}
+
+func (g testGate) Check(_ context.Context, c ToolCall) Verdict { return g.check(c) }
+
+func (g testGate) Ask(_ context.Context, c ToolCall, reason string) Verdict {
+	if g.ask == nil {
+		return Verdict{Behavior: Deny, Message: "nobody to ask: " + reason, Unattended: true}
+	}
+	return g.ask(c, reason)
 }

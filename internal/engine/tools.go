@@ -19,14 +19,22 @@ import (
 // goroutine, one call at a time and in the model's order, just before the
 // call (or its read-only batch) runs, so it may prompt a user.
 type Gate interface {
+	// Check applies the rules and the mode: allow, deny, or ask.
 	Check(ctx context.Context, c ToolCall) Verdict
+	// Ask puts a call that needs approval to whoever can answer (a
+	// callback, an approver tool, a person); it must return Allow or Deny.
+	// reason says why approval is needed.
+	Ask(ctx context.Context, c ToolCall, reason string) Verdict
 }
 
-// GateFunc adapts a function to Gate.
-type GateFunc func(ctx context.Context, c ToolCall) Verdict
+// Behavior is a gate's answer.
+type Behavior int
 
-// Check calls f.
-func (f GateFunc) Check(ctx context.Context, c ToolCall) Verdict { return f(ctx, c) }
+const (
+	Allow Behavior = iota
+	Deny
+	Ask
+)
 
 // ToolCall is a call the model asked for, as the gate sees it.
 type ToolCall struct {
@@ -35,12 +43,17 @@ type ToolCall struct {
 	Input    json.RawMessage
 	ReadOnly bool
 	Tool     tool.Tool
+	// HookDecision is what PreToolUse hooks decided: "allow" (no need to
+	// ask, though deny and ask rules still apply), "ask" (ask even if a
+	// rule allows), or "".
+	HookDecision string
 }
 
 // Verdict is a gate's answer.
 type Verdict struct {
-	Allow bool
-	// Message tells the model why the call was denied.
+	Behavior Behavior
+	// Message tells the model why the call was denied, or (with Ask) why
+	// approval is needed.
 	Message string
 	// Input, when set, replaces the call's input.
 	Input json.RawMessage
@@ -57,6 +70,9 @@ type call struct {
 
 	tool     tool.Tool
 	readOnly bool
+
+	hookDecision string   // PreToolUse hooks' permission decision
+	hookContext  []string // hook-supplied context for the model
 
 	result   llm.Block
 	struct_  any
@@ -87,22 +103,28 @@ func (r *run) runTools(calls []*call) *protocol.Result {
 		i = j
 		var runnable []*call
 		for _, c := range batch {
-			if !c.done && r.gate(c) {
+			if !c.done && r.preToolUse(c) && r.gate(c) {
 				runnable = append(runnable, c)
 			}
 		}
 		r.execute(runnable)
+		for _, c := range runnable {
+			r.postToolUse(c)
+		}
 		for _, c := range batch {
 			if c.tool != nil && loopErr == nil {
 				loopErr = s.loops.observe(c.name, c.input, llm.TextOf(c.result.Content), c.result.IsError)
 			}
 		}
-		if loopErr != nil {
+		if loopErr != nil || r.stopReason != "" {
 			break
 		}
 	}
 	interrupted := r.ctx.Err() != nil
 	for _, c := range calls {
+		if len(c.hookContext) > 0 {
+			c.result.Content = append(c.result.Content, contextBlock("Tool", c.hookContext))
+		}
 		if !c.done {
 			reason := "Not run: the run stopped before this call."
 			if interrupted {
@@ -118,6 +140,8 @@ func (r *run) runTools(calls []*call) *protocol.Result {
 		return r.interrupted("aborted_tools")
 	case loopErr != nil:
 		return r.errorResult(protocol.ResultDuringExecution, "loop_detected", loopErr.Error())
+	case r.stopReason != "":
+		return r.errorResult(protocol.ResultDuringExecution, "hook_stopped", stopText(r.stopReason))
 	}
 	return nil
 }
@@ -143,30 +167,47 @@ func (r *run) prepare(c *call) {
 	c.readOnly = t.ReadOnly(c.input)
 }
 
-// gate asks the gate about c; a denied call gets its result here.
+// gate asks the gate about c, and whoever can approve when it must ask; a
+// denied call gets its result here.
 func (r *run) gate(c *call) bool {
 	g := r.s.cfg.Gate
 	if g == nil {
 		return true
 	}
-	v := g.Check(r.ctx, ToolCall{ID: c.id, Name: c.name, Input: c.input, ReadOnly: c.readOnly, Tool: c.tool})
-	if v.Allow {
-		if len(v.Input) > 0 {
-			c.input = v.Input
+	tc := ToolCall{ID: c.id, Name: c.name, Input: c.input, ReadOnly: c.readOnly, Tool: c.tool, HookDecision: c.hookDecision}
+	v := g.Check(r.ctx, tc)
+	if v.Behavior == Ask {
+		if hv, ok := r.permissionRequest(c); ok {
+			v = hv
+		} else {
+			v = g.Ask(r.ctx, tc, v.Message)
 		}
-		return true
 	}
-	msg := v.Message
+	if v.Behavior != Allow {
+		r.deny(c, v.Message, v.Unattended)
+		return false
+	}
+	if len(v.Input) > 0 && string(v.Input) != string(c.input) {
+		if err := r.s.cfg.Tools.Validate(c.tool, v.Input); err != nil {
+			c.fail(wrapInputError("the approved input is invalid: " + err.Error()))
+			return false
+		}
+		c.input = v.Input
+	}
+	return true
+}
+
+// deny gives c a denial result and lists it in the run's permission denials.
+func (r *run) deny(c *call, msg string, unattended bool) {
 	if msg == "" {
 		msg = fmt.Sprintf("Permission to use %s was denied.", c.name)
 	}
 	c.fail(msg)
 	r.denials = append(r.denials, protocol.PermissionDenial{ToolName: c.name, ToolUseID: c.id, ToolInput: c.input})
-	if v.Unattended {
+	if unattended {
 		r.emit(&protocol.System{Subtype: protocol.SubtypePermissionDenied, SessionID: r.s.cfg.SessionID,
 			UUID: uuid.NewString(), ToolName: c.name, ToolUseID: c.id, Reason: msg})
 	}
-	return false
 }
 
 // execute runs calls, in parallel when there are several (they are then

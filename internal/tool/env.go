@@ -31,6 +31,9 @@ type Env struct {
 	// ScratchDir holds files the session creates for itself (background
 	// command output). It is created on first use.
 	ScratchDir string
+	// Modes reads and changes the session's permission mode (ExitPlanMode
+	// leaves plan mode). Nil when the session has no permission layer.
+	Modes ModeControl
 
 	stateMu sync.Mutex
 	state   map[any]any
@@ -51,6 +54,12 @@ func (e *Env) State(key any, create func() any) any {
 	v := create()
 	e.state[key] = v
 	return v
+}
+
+// ModeControl is the session's permission mode, as tools see it.
+type ModeControl interface {
+	Mode() string
+	SetMode(mode string) error
 }
 
 // ModelCaller gives tools access to the model. Small is the small fast model

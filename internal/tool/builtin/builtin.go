@@ -10,6 +10,7 @@ import (
 	"github.com/tackcode/tack/internal/tool"
 	"github.com/tackcode/tack/internal/tool/bash"
 	"github.com/tackcode/tack/internal/tool/fs"
+	"github.com/tackcode/tack/internal/tool/plan"
 	"github.com/tackcode/tack/internal/tool/search"
 	"github.com/tackcode/tack/internal/tool/tasks"
 	"github.com/tackcode/tack/internal/tool/web"
@@ -17,7 +18,7 @@ import (
 
 // All returns every built-in tool.
 func All() []tool.Tool {
-	return slices.Concat(bash.Tools(), fs.Tools(), search.Tools(), tasks.Tools(), web.Tools())
+	return slices.Concat(bash.Tools(), fs.Tools(), plan.Tools(), search.Tools(), tasks.Tools(), web.Tools())
 }
 
 // Select returns the tools named (as --tools gives them): nil means the

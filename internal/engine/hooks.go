@@ -1,0 +1,247 @@
+package engine
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/tackcode/tack/internal/hook"
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/protocol"
+)
+
+// HookLog collects the hook_started / hook_response records of a session's
+// hook runner, which reports them from its own goroutines, until the run's
+// goroutine can emit them in order. Give its Observe method to the runner.
+type HookLog struct {
+	mu   sync.Mutex
+	recs []hook.Record
+}
+
+// Observe records one handler start or end.
+func (l *HookLog) Observe(rec hook.Record) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.recs = append(l.recs, rec)
+}
+
+func (l *HookLog) take() []hook.Record {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	recs := l.recs
+	l.recs = nil
+	return recs
+}
+
+// fireHook runs the hooks of one event and reports what they said to the
+// user; the caller acts on the outcome.
+func (r *run) fireHook(in hook.Input) hook.Outcome {
+	s := r.s
+	if s.cfg.Hooks == nil || !s.cfg.Hooks.Has(in.EventName()) {
+		return hook.Outcome{Event: in.EventName()}
+	}
+	out := s.cfg.Hooks.Run(r.ctx, in)
+	r.flushHookRecords()
+	for _, m := range out.SystemMessages {
+		r.notify(m)
+	}
+	for _, e := range out.Errors {
+		r.notify(e)
+	}
+	return out
+}
+
+// flushHookRecords emits the hook_started / hook_response messages that
+// --include-hook-events asks for, and drops them otherwise.
+func (r *run) flushHookRecords() {
+	recs := r.s.cfg.HookLog.take()
+	if !r.s.cfg.IncludeHookEvents {
+		return
+	}
+	for _, rec := range recs {
+		subtype := string(rec.Phase)
+		fields := map[string]any{"hook_id": rec.HookID, "hook_name": rec.HookName, "hook_event": rec.HookEvent}
+		if subtype == "hook_response" {
+			fields["output"] = rec.Output
+			fields["stdout"] = rec.Stdout
+			fields["stderr"] = rec.Stderr
+			fields["outcome"] = rec.Outcome
+			if rec.ExitCode != nil {
+				fields["exit_code"] = *rec.ExitCode
+			}
+		}
+		r.emit(&protocol.System{Subtype: subtype, SessionID: r.s.cfg.SessionID, UUID: uuid.NewString(), Fields: fields})
+	}
+}
+
+// notify shows a message to the user (hook errors, hook system messages).
+func (r *run) notify(msg string) {
+	if n := r.s.cfg.Notify; n != nil && strings.TrimSpace(msg) != "" {
+		n(msg)
+	}
+}
+
+// hookBase is the common part of every hook payload of this run.
+func (r *run) hookBase() hook.Base {
+	var b hook.Base
+	if f := r.s.cfg.HookBase; f != nil {
+		b = f()
+	}
+	if b.SessionID == "" {
+		b.SessionID = r.s.cfg.SessionID
+	}
+	b.PromptID = r.promptID
+	return b
+}
+
+// contextBlock wraps hook-supplied context for the model.
+func contextBlock(source string, texts []string) llm.Block {
+	return llm.Text("<system-reminder>\n" + source + " hook additional context: " + strings.Join(texts, "\n") + "\n</system-reminder>")
+}
+
+// preToolUse runs the PreToolUse hooks of a call. It reports whether the
+// call may go on to the permission check.
+func (r *run) preToolUse(c *call) bool {
+	out := r.fireHook(&hook.PreToolUseInput{Base: r.hookBase(), ToolName: c.name, ToolInput: c.input, ToolUseID: c.id})
+	c.hookContext = append(c.hookContext, out.AdditionalContext...)
+	if out.Stop {
+		r.stopRequested(out.StopReason)
+	}
+	switch out.Permission {
+	case hook.DecisionDeny:
+		msg := out.HookName + " hook error: " + out.Reason
+		r.deny(c, msg, false)
+		return false
+	case hook.DecisionAllow, hook.DecisionAsk:
+		c.hookDecision = string(out.Permission)
+	}
+	if len(out.UpdatedInput) > 0 && string(out.UpdatedInput) != string(c.input) {
+		if err := r.s.cfg.Tools.Validate(c.tool, out.UpdatedInput); err != nil {
+			c.fail(wrapInputError("the input a PreToolUse hook set is invalid: " + err.Error()))
+			return false
+		}
+		c.input = out.UpdatedInput
+		c.readOnly = c.tool.ReadOnly(c.input)
+	}
+	return true
+}
+
+// permissionRequest runs the PermissionRequest hooks of a call that needs
+// approval; decided is false when no hook decided.
+func (r *run) permissionRequest(c *call) (v Verdict, decided bool) {
+	out := r.fireHook(&hook.PermissionRequestInput{Base: r.hookBase(), ToolName: c.name, ToolInput: c.input, ToolUseID: c.id})
+	switch out.Permission {
+	case hook.DecisionAllow:
+		return Verdict{Behavior: Allow, Input: out.UpdatedInput}, true
+	case hook.DecisionDeny:
+		msg := out.Reason
+		if msg == "" {
+			msg = "Permission denied by a PermissionRequest hook."
+		}
+		if out.Interrupt {
+			r.stopRequested(msg)
+		}
+		return Verdict{Behavior: Deny, Message: msg}, true
+	}
+	return Verdict{}, false
+}
+
+// postToolUse runs PostToolUse (or PostToolUseFailure) hooks and folds their
+// feedback into the call's result.
+func (r *run) postToolUse(c *call) {
+	base := r.hookBase()
+	var in hook.Input
+	if c.result.IsError {
+		in = &hook.PostToolUseFailureInput{Base: base, ToolName: c.name, ToolInput: c.input, ToolUseID: c.id,
+			Error: llm.TextOf(c.result.Content), IsInterrupt: r.ctx.Err() != nil, DurationMS: c.duration.Milliseconds()}
+	} else {
+		in = &hook.PostToolUseInput{Base: base, ToolName: c.name, ToolInput: c.input, ToolUseID: c.id,
+			ToolResponse: structuredJSON(c.struct_), DurationMS: c.duration.Milliseconds()}
+	}
+	out := r.fireHook(in)
+	if len(out.UpdatedToolOutput) > 0 {
+		c.result.Content = []llm.Block{llm.Text(rawText(out.UpdatedToolOutput))}
+	}
+	if out.Block {
+		c.result.Content = append(c.result.Content, llm.Text(out.HookName+" hook feedback: "+out.Reason))
+	}
+	c.hookContext = append(c.hookContext, out.AdditionalContext...)
+	if out.Stop {
+		r.stopRequested(out.StopReason)
+	}
+}
+
+// stopRequested records that a hook asked to end the session.
+func (r *run) stopRequested(reason string) {
+	if r.stopReason == "" {
+		if reason == "" {
+			reason = "A hook stopped the session."
+		}
+		r.stopReason = reason
+	}
+}
+
+func structuredJSON(v any) json.RawMessage {
+	if v == nil {
+		return json.RawMessage("{}")
+	}
+	if s, ok := v.(string); ok {
+		b, _ := json.Marshal(s)
+		return b
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage("{}")
+	}
+	return b
+}
+
+// rawText is the text of a JSON string, or the JSON itself.
+func rawText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// userPromptSubmit runs the UserPromptSubmit hooks; a non-nil result ends
+// the run (the prompt was refused or the session stopped).
+func (r *run) userPromptSubmit(prompt []llm.Block) (extra []llm.Block, stop *protocol.Result) {
+	out := r.fireHook(&hook.UserPromptSubmitInput{Base: r.hookBase(), Prompt: llm.TextOf(prompt)})
+	switch {
+	case out.Block:
+		return nil, r.errorResult(protocol.ResultDuringExecution, "prompt_blocked", out.HookName+" hook blocked the prompt: "+out.Reason)
+	case out.Stop:
+		return nil, r.errorResult(protocol.ResultDuringExecution, "hook_stopped", stopText(out.StopReason))
+	}
+	if len(out.AdditionalContext) > 0 {
+		extra = append(extra, contextBlock("UserPromptSubmit", out.AdditionalContext))
+	}
+	return extra, nil
+}
+
+// stopHook runs the Stop hooks when the model ends its turn. It returns the
+// feedback to send back when a hook says the model must go on.
+func (r *run) stopHook(lastText string) (feedback string, stop *protocol.Result) {
+	out := r.fireHook(&hook.StopInput{Base: r.hookBase(), StopHookActive: r.stopHookActive, LastAssistantMessage: lastText})
+	if out.Stop {
+		return "", r.errorResult(protocol.ResultDuringExecution, "hook_stopped", stopText(out.StopReason))
+	}
+	if out.Block {
+		return out.HookName + " hook feedback: " + out.Reason, nil
+	}
+	return "", nil
+}
+
+func stopText(reason string) string {
+	if reason == "" {
+		return "A hook stopped the session."
+	}
+	return "A hook stopped the session: " + reason
+}

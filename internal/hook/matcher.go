@@ -1,0 +1,74 @@
+package hook
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Pattern is a compiled matcher string.
+//
+// The syntax is Claude Code's (checked against 2.1.328):
+//
+//   - "", "*" (or no matcher at all): every value fits.
+//   - Only letters, digits, '_', '|', ',', ' ' and '-': a list of exact names
+//     separated by '|' or ',' ("Bash", "Edit|Write", "Edit, Write",
+//     "general-purpose"). Names are compared exactly and case-sensitively.
+//   - Anything else is a regular expression (Go RE2 syntax, which agrees with
+//     JavaScript's for the patterns people write: "^Notebook",
+//     "mcp__memory__.*", "Write|Edit.*"). Like Claude Code's
+//     RegExp.test, it is NOT anchored: it fits when it matches anywhere in the
+//     value, so "^Notebook" fits NotebookEdit and "mcp__memory__.*" fits
+//     mcp__memory__create_entities. Anchor with ^…$ for a full match.
+type Pattern struct {
+	src   string
+	all   bool
+	names []string
+	re    *regexp.Regexp
+}
+
+// listSyntax is what Claude Code treats as a plain name list.
+var listSyntax = regexp.MustCompile(`^[a-zA-Z0-9_|, -]+$`)
+
+// CompilePattern compiles a matcher string; the error is for a regular
+// expression that does not compile (tack refuses it rather than silently
+// never matching, as Claude Code does).
+func CompilePattern(s string) (Pattern, error) {
+	p := Pattern{src: s}
+	switch {
+	case s == "" || s == "*":
+		p.all = true
+	case listSyntax.MatchString(s):
+		for _, name := range strings.FieldsFunc(s, func(r rune) bool { return r == '|' || r == ',' }) {
+			if name = strings.TrimSpace(name); name != "" {
+				p.names = append(p.names, name)
+			}
+		}
+		if len(p.names) == 0 { // only separators and blanks
+			p.all = true
+		}
+	default:
+		re, err := regexp.Compile(s)
+		if err != nil {
+			return Pattern{}, fmt.Errorf("matcher %q: %w", s, err)
+		}
+		p.re = re
+	}
+	return p, nil
+}
+
+// String returns the matcher as written.
+func (p Pattern) String() string { return p.src }
+
+// Match reports whether value fits the pattern.
+func (p Pattern) Match(value string) bool {
+	switch {
+	case p.all:
+		return true
+	case p.re != nil:
+		return p.re.MatchString(value)
+	default:
+		return slices.Contains(p.names, value)
+	}
+}

@@ -1,0 +1,235 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tackcode/tack/internal/llm"
+)
+
+// stubProvider answers every request with a fixed text and records requests.
+type stubProvider struct {
+	mu     sync.Mutex
+	answer string
+	err    error
+	delay  time.Duration
+	reqs   []*llm.Request
+}
+
+func (p *stubProvider) Stream(ctx context.Context, req *llm.Request, _ llm.Observer) (*llm.Response, error) {
+	p.mu.Lock()
+	p.reqs = append(p.reqs, req)
+	answer, err, delay := p.answer, p.err, p.delay
+	p.mu.Unlock()
+	if delay > 0 {
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &llm.Response{Model: req.Model, Content: []llm.Block{llm.Text(answer)}, StopReason: "end_turn"}, nil
+}
+
+func (p *stubProvider) requests() []*llm.Request {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.reqs
+}
+
+func userText(t *testing.T, req *llm.Request) string {
+	t.Helper()
+	if len(req.Messages) != 1 || req.Messages[0].Role != llm.RoleUser || len(req.Messages[0].Content) != 1 {
+		t.Fatalf("one user message expected: %+v", req.Messages)
+	}
+	return req.Messages[0].Content[0].Text
+}
+
+func TestPromptHookDenies(t *testing.T) {
+	dir := t.TempDir()
+	p := &stubProvider{answer: "```json\n{\"ok\": false, \"reason\": \"touches production\"}\n```"}
+	h := Handler{Type: TypePrompt, Prompt: "Is this command safe? $ARGUMENTS -- answer JSON"}
+	r := newRunner(t, Options{Hooks: on(PreToolUse, "Bash", h), Provider: p, SmallModel: "claude-haiku-4-5"})
+	in := bashCall(dir, "kubectl delete ns prod")
+	o := r.Run(context.Background(), in)
+	noErrors(t, o)
+	if o.Permission != DecisionDeny || !o.Block || o.Reason != "touches production" {
+		t.Errorf("ok:false denies: %+v", o)
+	}
+	reqs := p.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	payload, _ := in.MarshalJSON()
+	if got := userText(t, reqs[0]); got != "Is this command safe? "+string(payload)+" -- answer JSON" {
+		t.Errorf("$ARGUMENTS not replaced: %q", got)
+	}
+	if reqs[0].Model != "claude-haiku-4-5" || len(reqs[0].System) != 1 || !strings.Contains(reqs[0].System[0].Text, `"ok"`) || reqs[0].MaxTokens <= 0 {
+		t.Errorf("request %+v", reqs[0])
+	}
+	if _, err := reqs[0].Body(); err != nil {
+		t.Errorf("the request does not encode: %v", err)
+	}
+}
+
+func TestPromptHookBlocksStopAndPrompt(t *testing.T) {
+	dir := t.TempDir()
+	p := &stubProvider{answer: `Looking at it: {"ok": false, "reason": "the tests were not run"}`}
+	h := Handler{Type: TypePrompt, Prompt: "Did the agent run the tests?", Model: "claude-sonnet-4-5"}
+	r := newRunner(t, Options{Hooks: Config{Stop: {{Hooks: []Handler{h}}}, UserPromptSubmit: {{Hooks: []Handler{h}}}}, Provider: p, SmallModel: "small"})
+	for _, in := range []Input{StopInput{Base: base(dir), LastAssistantMessage: "done"}, UserPromptSubmitInput{Base: base(dir), Prompt: "ship it"}} {
+		o := r.Run(context.Background(), in)
+		if !o.Block || o.Reason != "the tests were not run" {
+			t.Errorf("%s: %+v", in.EventName(), o)
+		}
+	}
+	reqs := p.requests()
+	payload, _ := StopInput{Base: base(dir), LastAssistantMessage: "done"}.MarshalJSON()
+	if got := userText(t, reqs[0]); got != "Did the agent run the tests?\n\n"+string(payload) {
+		t.Errorf("the payload is appended when $ARGUMENTS is absent: %q", got)
+	}
+	if reqs[0].Model != "claude-sonnet-4-5" {
+		t.Errorf("the handler's model overrides the default: %s", reqs[0].Model)
+	}
+}
+
+func TestPromptHookOKAndFailures(t *testing.T) {
+	dir := t.TempDir()
+	h := Handler{Type: TypePrompt, Prompt: "check $ARGUMENTS"}
+	cases := []struct {
+		name     string
+		p        *stubProvider
+		model    string
+		status   Status
+		errorHas string
+	}{
+		{"ok", &stubProvider{answer: `{"ok": true}`}, "m", StatusSuccess, ""},
+		{"prose", &stubProvider{answer: "I think it is fine."}, "m", StatusError, "did not answer with JSON"},
+		{"no ok", &stubProvider{answer: `{"reason": "x"}`}, "m", StatusError, `no boolean "ok"`},
+		{"api error", &stubProvider{err: errors.New("overloaded")}, "m", StatusError, "overloaded"},
+		{"no model", &stubProvider{answer: `{"ok": true}`}, "", StatusError, "no model"},
+		{"timeout", &stubProvider{answer: `{"ok": false}`, delay: 10 * time.Second}, "m", StatusCancelled, "timed out"},
+	}
+	for _, c := range cases {
+		hh := h
+		if c.name == "timeout" {
+			hh.Timeout = 0.2
+		}
+		r := newRunner(t, Options{Hooks: on(PreToolUse, "", hh), Provider: c.p, SmallModel: c.model})
+		o := r.Run(context.Background(), bashCall(dir, "ls"))
+		if o.Results[0].Status != c.status || o.Permission != DecisionNone || o.Block {
+			t.Errorf("%s: %+v", c.name, o.Results[0])
+		}
+		if c.errorHas == "" {
+			noErrors(t, o)
+		} else if len(o.Errors) != 1 || !strings.Contains(o.Errors[0], c.errorHas) {
+			t.Errorf("%s: errors %q", c.name, o.Errors)
+		}
+	}
+	r := newRunner(t, Options{Hooks: on(PreToolUse, "", h)})
+	if o := r.Run(context.Background(), bashCall(dir, "ls")); len(o.Errors) != 1 || !strings.Contains(o.Errors[0], "need a model provider") {
+		t.Errorf("no provider: %q", o.Errors)
+	}
+}
+
+func TestCallbacks(t *testing.T) {
+	dir := t.TempDir()
+	var got []json.RawMessage
+	var gotIn []Input
+	var mu sync.Mutex
+	allow := Handler{Type: TypeCallback, CallbackID: "hook_0", Callback: func(ctx context.Context, in Input, payload json.RawMessage) (*Output, error) {
+		mu.Lock()
+		got, gotIn = append(got, payload), append(gotIn, in)
+		mu.Unlock()
+		return &Output{SystemMessage: "seen", HookSpecificOutput: &SpecificOutput{HookEventName: PreToolUse, PermissionDecision: "allow", UpdatedInput: json.RawMessage(`{"command":"ls -la"}`)}}, nil
+	}}
+	r := newRunner(t, Options{Hooks: on(PreToolUse, "Bash", allow, allow)}) // same id: once
+	in := bashCall(dir, "ls")
+	o := r.Run(context.Background(), in)
+	noErrors(t, o)
+	if o.Permission != DecisionAllow || string(o.UpdatedInput) != `{"command":"ls -la"}` || len(o.SystemMessages) != 1 {
+		t.Errorf("%+v", o)
+	}
+	want, _ := in.MarshalJSON()
+	if len(got) != 1 || string(got[0]) != string(want) || gotIn[0].(PreToolUseInput).ToolUseID != "toolu_1" {
+		t.Errorf("callback got %s", got)
+	}
+	if o.Results[0].Stdout == "" || o.Results[0].JSON == nil {
+		t.Errorf("the callback's answer is recorded: %+v", o.Results[0])
+	}
+
+	failing := Handler{Type: TypeCallback, Callback: func(context.Context, Input, json.RawMessage) (*Output, error) {
+		return nil, errors.New("sdk went away")
+	}}
+	panicking := Handler{Type: TypeCallback, CallbackID: "p", Callback: func(context.Context, Input, json.RawMessage) (*Output, error) {
+		panic("bug")
+	}}
+	stuck := Handler{Type: TypeCallback, CallbackID: "s", Timeout: 0.2, Callback: func(context.Context, Input, json.RawMessage) (*Output, error) {
+		time.Sleep(3 * time.Second) // ignores ctx
+		return &Output{Decision: "block"}, nil
+	}}
+	later := Handler{Type: TypeCallback, CallbackID: "a", Callback: func(context.Context, Input, json.RawMessage) (*Output, error) {
+		return &Output{Async: true, AsyncTimeout: 1000}, nil
+	}}
+	r = newRunner(t, Options{Hooks: on(Stop, "", failing, panicking, stuck, later)})
+	start := time.Now()
+	o = r.Run(context.Background(), StopInput{Base: base(dir)})
+	if time.Since(start) > 2*time.Second {
+		t.Error("a stuck callback held the run past its timeout")
+	}
+	if o.Block || len(o.Errors) != 3 || !strings.Contains(o.Errors[0], "sdk went away") || !strings.Contains(o.Errors[1], "panicked: bug") || !strings.Contains(o.Errors[2], "timed out") {
+		t.Errorf("errors %q", o.Errors)
+	}
+	if o.Results[3].Status != StatusSuccess || o.Results[3].JSON != nil {
+		t.Errorf("async:true is a success without answer: %+v", o.Results[3])
+	}
+
+	// With onFailure block, a failing callback on a guarded event blocks.
+	failing.OnFailure = "block"
+	r = newRunner(t, Options{Hooks: on(UserPromptSubmit, "", failing)})
+	if o := r.Run(context.Background(), UserPromptSubmitInput{Base: base(dir)}); !o.Block || !strings.Contains(o.Reason, "sdk went away") {
+		t.Errorf("%+v", o)
+	}
+}
+
+type stubAgent struct{ prompt string }
+
+func (a *stubAgent) RunHookAgent(ctx context.Context, h Handler, in Input, prompt string) (Verdict, error) {
+	a.prompt = prompt
+	return Verdict{OK: false, Reason: "the agent found a leaked key"}, nil
+}
+
+type stubMCP struct{ server, tool string }
+
+func (m *stubMCP) CallHookTool(ctx context.Context, h Handler, in Input, payload json.RawMessage) (string, bool, error) {
+	m.server, m.tool = h.Server, h.Tool
+	return `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"mcp says ask"}}`, false, nil
+}
+
+func TestAgentAndMCPToolHooks(t *testing.T) {
+	dir := t.TempDir()
+	agent := Handler{Type: TypeAgent, Prompt: "Review $ARGUMENTS"}
+	tool := Handler{Type: TypeMCPTool, Server: "policy", Tool: "check", Input: json.RawMessage(`{"x":1}`)}
+	r := newRunner(t, Options{Hooks: on(PreToolUse, "", agent, tool)})
+	o := r.Run(context.Background(), bashCall(dir, "ls"))
+	if o.Block || len(o.Errors) != 2 || !strings.Contains(o.Errors[0], "agent hooks are not supported yet") || !strings.Contains(o.Errors[1], "mcp_tool hooks are not supported yet") {
+		t.Errorf("without seams: %+v", o)
+	}
+	a, m := &stubAgent{}, &stubMCP{}
+	r = newRunner(t, Options{Hooks: on(PreToolUse, "", agent, tool), Agent: a, MCP: m})
+	in := bashCall(dir, "cat .env")
+	o = r.Run(context.Background(), in)
+	noErrors(t, o)
+	payload, _ := in.MarshalJSON()
+	if o.Permission != DecisionDeny || o.Reason != "the agent found a leaked key" || a.prompt != "Review "+string(payload) || m.server != "policy" || m.tool != "check" {
+		t.Errorf("with seams: %+v (agent prompt %q)", o, a.prompt)
+	}
+}

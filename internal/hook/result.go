@@ -1,0 +1,221 @@
+package hook
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Status is how a handler ended.
+type Status string
+
+const (
+	// StatusSuccess: exit 0, a 2xx answer, a callback without error, a
+	// prompt hook's ok:true. The answer (JSON or plain text) is in the Result.
+	StatusSuccess Status = "success"
+	// StatusBlocking: exit 2, or a prompt/agent hook's ok:false. Message is
+	// the reason (stderr, or "No stderr output").
+	StatusBlocking Status = "blocking"
+	// StatusError: a non-blocking failure (other exit codes, a hook that
+	// could not start, an http error, unusable output). Reported, and the
+	// run goes on (unless the handler's OnFailure is "block").
+	StatusError Status = "error"
+	// StatusCancelled: the handler's timeout passed or ctx ended; its
+	// process group was killed.
+	StatusCancelled Status = "cancelled"
+)
+
+// wire is the outcome field of Claude Code's hook_response message, which
+// reports an exit-2 block as "error".
+func (s Status) wire() string {
+	if s == StatusBlocking {
+		return string(StatusError)
+	}
+	return string(s)
+}
+
+// Result is what one handler did.
+type Result struct {
+	HookID   string
+	HookName string // "PreToolUse:Bash"
+	Event    Event
+	Handler  Handler
+	Status   Status
+	// Stdout and Stderr of a command hook (an http hook's body, a prompt
+	// hook's model answer, a callback's output JSON are its Stdout); Output
+	// is both streams interleaved as they came.
+	Stdout, Stderr, Output string
+	// ExitCode is a command hook's exit status (128+N after signal N); nil
+	// for other types and for a command that did not start.
+	ExitCode *int
+	// JSON is the structured answer, when the hook gave one.
+	JSON *Output
+	// Text is a successful plain-text (non-JSON) answer.
+	Text string
+	// Message is the blocking reason, or what went wrong.
+	Message  string
+	TimedOut bool
+	Async    bool
+	Duration time.Duration
+}
+
+// answer is what an executor found; result turns it into a Result.
+type answer struct {
+	status                 Status
+	stdout, stderr, output string
+	exitCode               *int
+	text                   string  // answer to parse on success (stdout, body, tool text)
+	out                    *Output // an answer already structured (callbacks)
+	message                string
+	timedOut               bool
+}
+
+func (a answer) result() Result {
+	res := Result{
+		Status: a.status, Stdout: a.stdout, Stderr: a.stderr, Output: a.output,
+		ExitCode: a.exitCode, JSON: a.out, Message: a.message, TimedOut: a.timedOut,
+	}
+	if a.status == StatusSuccess && a.out == nil && a.text != "" {
+		out, err := parseText(a.text)
+		switch {
+		case err != nil:
+			res.Status, res.Message = StatusError, err.Error()
+		case out != nil:
+			res.JSON = out
+		default:
+			res.Text = a.text
+		}
+	}
+	return res
+}
+
+// Phase says which end of a handler's run a Record reports.
+type Phase string
+
+const (
+	PhaseStarted  Phase = "hook_started"
+	PhaseResponse Phase = "hook_response"
+)
+
+// Record is one hook_started or hook_response event, with the field names
+// of Claude Code's stream-json system messages (print-mode.md); a
+// hook_started message carries only hook_id, hook_name and hook_event.
+type Record struct {
+	Phase     Phase  `json:"-"`
+	HookID    string `json:"hook_id"`
+	HookName  string `json:"hook_name"`
+	HookEvent Event  `json:"hook_event"`
+	Output    string `json:"output"`
+	Stdout    string `json:"stdout"`
+	Stderr    string `json:"stderr"`
+	ExitCode  *int   `json:"exit_code,omitempty"`
+	// Outcome is success, error or cancelled. Like Claude Code, an exit-2
+	// block is reported as "error"; Result.Status tells it apart.
+	Outcome string `json:"outcome"`
+	// StatusMessage is the handler's statusMessage, for a UI spinner.
+	StatusMessage string `json:"-"`
+	// Result is the whole result, on hook_response.
+	Result *Result `json:"-"`
+}
+
+// Observer is told when each handler starts and ends. Calls are serialised;
+// an Observer must not call back into the Runner.
+type Observer func(Record)
+
+// Decision is a merged permission decision.
+type Decision string
+
+const (
+	DecisionNone  Decision = ""
+	DecisionAllow Decision = "allow"
+	DecisionAsk   Decision = "ask"
+	DecisionDefer Decision = "defer"
+	DecisionDeny  Decision = "deny"
+)
+
+// rank orders decisions: a later hook can never weaken an earlier one.
+func (d Decision) rank() int {
+	switch d {
+	case DecisionDeny:
+		return 4
+	case DecisionDefer:
+		return 3
+	case DecisionAsk:
+		return 2
+	case DecisionAllow:
+		return 1
+	}
+	return 0
+}
+
+// Outcome is the merged answer of an event's hooks: what the caller must do.
+//
+// Merging follows configuration order: all handlers run in parallel but
+// their answers are read in the order they were configured.
+//
+//   - Permission (PreToolUse, PermissionRequest): the strongest decision
+//     wins, deny > defer > ask > allow > none, so a later allow never
+//     overrides an earlier deny. An exit-2 or ok:false counts as deny there,
+//     as do the older decision:"block" (and "approve" as allow).
+//   - Block: any handler blocked (see CanBlock for what it means per event).
+//     On PreToolUse and PermissionRequest, Block is Permission == deny.
+//   - Reason: the reasons of the handlers behind the winning decision (or
+//     of every block), in configuration order, one per line.
+//   - UpdatedInput: the first one in configuration order applies; later ones
+//     are ignored (reported in Errors), so one tool input is never a blend.
+//   - AdditionalContext and SystemMessages: every value, in order.
+//   - Stop: any continue:false stops the session; StopReason is the first
+//     one given.
+type Outcome struct {
+	Event    Event
+	HookName string
+
+	Permission Decision
+	Block      bool
+	Reason     string
+
+	// UpdatedInput replaces the tool input (PreToolUse allow/ask,
+	// PermissionRequest allow).
+	UpdatedInput json.RawMessage
+	// UpdatedPermissions is a PermissionRequest allow's permission updates.
+	UpdatedPermissions json.RawMessage
+	// Interrupt: a PermissionRequest deny asked to stop the whole turn.
+	Interrupt bool
+	// UpdatedToolOutput replaces the tool result the model sees
+	// (PostToolUse updatedToolOutput, or updatedMCPToolOutput).
+	UpdatedToolOutput json.RawMessage
+
+	// AdditionalContext goes to the model with the event (hookSpecificOutput
+	// additionalContext; plain stdout of UserPromptSubmit and SessionStart).
+	AdditionalContext []string
+	// SystemMessages are shown to the user.
+	SystemMessages []string
+	// Errors are non-blocking failures, shown to the user
+	// ("PreToolUse:Bash hook error: …"); the run goes on.
+	Errors []string
+
+	// Stop ends the session after this event (continue:false); StopReason
+	// is shown to the user.
+	Stop       bool
+	StopReason string
+	// SuppressOutput: a hook asked that its output stay out of the transcript.
+	SuppressOutput bool
+
+	// Results has one entry per handler that ran (async ones included, with
+	// Async set and no answer yet), in configuration order.
+	Results []Result
+}
+
+// Context returns AdditionalContext joined by newlines.
+func (o Outcome) Context() string { return strings.Join(o.AdditionalContext, "\n") }
+
+// blockReason returns a reason, or what Claude Code says when there is none.
+func blockReason(s, fallback string) string {
+	if s = strings.TrimSpace(s); s != "" {
+		return s
+	}
+	return fallback
+}
+
+func errorLine(name, msg string) string { return fmt.Sprintf("%s hook error: %s", name, msg) }

@@ -1,0 +1,417 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tackcode/tack/internal/llm"
+)
+
+const (
+	// DefaultTimeout bounds a handler without a timeout of its own, as in
+	// Claude Code.
+	DefaultTimeout = 60 * time.Second
+	// DefaultPromptTimeout bounds a prompt hook without a timeout.
+	DefaultPromptTimeout = 30 * time.Second
+	// DefaultMaxOutput bounds what is kept of each output stream of a hook
+	// (and of an http body); the rest is dropped and the loss noted.
+	DefaultMaxOutput = 1 << 20
+)
+
+// Options configure a Runner. Only Hooks is needed for command hooks; the
+// rest enables the other handler types or tunes them.
+type Options struct {
+	// Hooks is the merged "hooks" configuration, plus any callbacks.
+	Hooks    Config
+	Settings Settings
+	// ProjectDir is CLAUDE_PROJECT_DIR for command hooks; empty means the
+	// payload's cwd.
+	ProjectDir string
+	// Env is the base environment of command hooks; nil means the process's.
+	Env []string
+	// Shell runs command hooks as Shell -c COMMAND. Empty: bash when it is
+	// on PATH, /bin/sh otherwise.
+	Shell string
+	// IfMatcher evaluates handlers' "if" rules. Without one (or when it
+	// fails) a handler with an "if" runs anyway and the problem is reported:
+	// a guard that runs too often is safer than one that never runs.
+	IfMatcher IfMatcher
+	// Provider and SmallModel answer prompt hooks (a handler's Model
+	// overrides SmallModel).
+	Provider   llm.Provider
+	SmallModel string
+	// Agent and MCP run agent and mcp_tool hooks; without them those hooks
+	// fail with a non-blocking "not supported yet" error.
+	Agent AgentRunner
+	MCP   MCPToolCaller
+	// Observer, when set, is told when each handler starts and ends.
+	Observer Observer
+	// HTTPClient sends http hooks; nil means a plain client. Redirects are
+	// followed only to URLs allowedHttpHookUrls allows.
+	HTTPClient *http.Client
+	// MaxOutput bounds each captured stream; zero means DefaultMaxOutput.
+	MaxOutput int
+	// DefaultTimeout replaces DefaultTimeout for handlers without a timeout
+	// (prompt hooks keep DefaultPromptTimeout).
+	DefaultTimeout time.Duration
+}
+
+// AgentRunner runs "agent" hooks: a subagent with tools that checks the
+// payload and answers like a prompt hook. The subagent work plugs in here.
+type AgentRunner interface {
+	// RunHookAgent runs h with prompt ($ARGUMENTS already replaced by the
+	// payload) and returns its verdict.
+	RunHookAgent(ctx context.Context, h Handler, in Input, prompt string) (Verdict, error)
+}
+
+// MCPToolCaller runs "mcp_tool" hooks. The MCP work plugs in here.
+type MCPToolCaller interface {
+	// CallHookTool calls tool h.Tool of server h.Server with h.Input (the
+	// caller may fill it from the payload) and returns the tool's text
+	// content, which is read like a command hook's stdout; isError is the
+	// tool result's isError.
+	CallHookTool(ctx context.Context, h Handler, in Input, payload json.RawMessage) (text string, isError bool, err error)
+}
+
+// Verdict is the answer of a prompt or agent hook: {"ok": bool, "reason": string}.
+type Verdict struct {
+	OK     bool   `json:"ok"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Runner runs the hooks of one session. It is safe for concurrent use.
+type Runner struct {
+	opts     Options
+	entries  map[Event][]entry
+	shell    string
+	env      []string // base + settings env (CLAUDE_PROJECT_DIR is added per run)
+	client   *http.Client
+	urlAllow []*regexp.Regexp // nil: every URL
+	maxOut   int
+	timeout  time.Duration
+
+	obsMu sync.Mutex // serialises Observer calls
+
+	mu       sync.Mutex
+	onceDone map[string]bool // session id + handler position
+	asyncOut []Result        // finished async results not yet taken
+
+	closeCtx context.Context // done when Close is called
+	close    context.CancelFunc
+	asyncWG  sync.WaitGroup
+}
+
+// New checks the configuration and returns a Runner. Every invalid handler
+// or matcher is reported in the error (tack fails loudly where Claude Code
+// silently drops a hook); no Runner is returned then.
+func New(opts Options) (*Runner, error) {
+	entries, err := compile(opts.Hooks)
+	if err != nil {
+		return nil, fmt.Errorf("hook configuration: %w", err)
+	}
+	r := &Runner{
+		opts:     opts,
+		entries:  entries,
+		shell:    opts.Shell,
+		client:   opts.HTTPClient,
+		maxOut:   opts.MaxOutput,
+		timeout:  opts.DefaultTimeout,
+		onceDone: make(map[string]bool),
+	}
+	if r.shell == "" {
+		r.shell = "/bin/sh"
+		if p, err := exec.LookPath("bash"); err == nil {
+			r.shell = p
+		}
+	}
+	if r.maxOut <= 0 {
+		r.maxOut = DefaultMaxOutput
+	}
+	if r.timeout <= 0 {
+		r.timeout = DefaultTimeout
+	}
+	r.env = opts.Env
+	if r.env == nil {
+		r.env = os.Environ()
+	}
+	r.env = slices.Clip(r.env)
+	for _, k := range slices.Sorted(maps.Keys(opts.Settings.Env)) {
+		r.env = append(r.env, k+"="+opts.Settings.Env[k])
+	}
+	if opts.Settings.AllowedHTTPHookURLs != nil {
+		r.urlAllow = []*regexp.Regexp{}
+		for _, p := range opts.Settings.AllowedHTTPHookURLs {
+			r.urlAllow = append(r.urlAllow, wildcard(p))
+		}
+	}
+	if r.client == nil {
+		r.client = &http.Client{}
+	}
+	// A redirect must not lead an http hook where allowedHttpHookUrls would
+	// not let it go; the copy keeps the caller's client untouched.
+	c := *r.client
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if !r.urlAllowed(req.URL.String()) {
+			return fmt.Errorf("redirect to %s is not allowed by allowedHttpHookUrls", req.URL)
+		}
+		if len(via) >= 10 {
+			return fmt.Errorf("stopped after %d redirects", len(via))
+		}
+		return nil
+	}
+	r.client = &c
+	r.closeCtx, r.close = context.WithCancel(context.Background())
+	return r, nil
+}
+
+// Has reports whether any handler is configured for ev (and hooks are not
+// disabled), so a caller can skip building a payload nobody reads.
+func (r *Runner) Has(ev Event) bool {
+	return !r.opts.Settings.DisableAllHooks && len(r.entries[ev]) > 0
+}
+
+// job is one handler to run for an event, after matching, "if", once and
+// dedupe.
+type job struct {
+	entry
+	id   string
+	name string // hook_name, "PreToolUse:Bash"
+}
+
+// Run fires in: every handler whose matcher and "if" fit runs, in parallel,
+// identical ones once; Run waits for all but the async ones (each bounded by
+// its own timeout, and all by ctx) and merges their answers in configuration
+// order. Hook failures are never returned as errors: they are in the
+// Outcome, as Claude Code reports them and goes on.
+func (r *Runner) Run(ctx context.Context, in Input) Outcome {
+	ev := in.EventName()
+	out := Outcome{Event: ev, HookName: hookName(in)}
+	if !r.Has(ev) {
+		return out
+	}
+	payload, err := in.MarshalJSON()
+	if err != nil {
+		out.Errors = append(out.Errors, errorLine(out.HookName, fmt.Sprintf("cannot encode the payload: %v", err)))
+		return out
+	}
+	jobs, notes := r.selectJobs(in, out.HookName)
+	out.Errors = append(out.Errors, notes...)
+
+	results := make([]Result, len(jobs))
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		r.observe(Record{Phase: PhaseStarted, HookID: j.id, HookName: j.name, HookEvent: ev, StatusMessage: j.handler.StatusMessage})
+		if j.handler.Async {
+			r.startAsync(ctx, j, in, payload)
+			results[i] = Result{HookID: j.id, HookName: j.name, Event: ev, Handler: j.handler, Status: StatusSuccess, Async: true}
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = r.execute(ctx, j, in, payload)
+		}()
+	}
+	wg.Wait()
+	r.merge(&out, results)
+	return out
+}
+
+// selectJobs returns the handlers to run for in, in configuration order,
+// and messages about "if" conditions that could not be evaluated.
+func (r *Runner) selectJobs(in Input, name string) ([]job, []string) {
+	ev := in.EventName()
+	value, usesMatcher := in.MatchValue()
+	toolName, toolInput, isTool := toolCall(in)
+	toolInput = orEmptyObject(toolInput)
+	session := in.Common().SessionID
+	var jobs []job
+	var notes []string
+	seen := map[string]bool{}
+	for _, e := range r.entries[ev] {
+		if usesMatcher && !e.pattern.Match(value) {
+			continue
+		}
+		var ifErr string
+		if rule := e.handler.If; rule != "" && e.handler.Type != TypeCallback {
+			if !isTool {
+				continue
+			}
+			switch {
+			case r.opts.IfMatcher == nil:
+				ifErr = fmt.Sprintf("cannot evaluate if %q: no permission rule matcher; the hook ran anyway", rule)
+			default:
+				ok, err := r.opts.IfMatcher(rule, toolName, toolInput)
+				if err != nil {
+					ifErr = fmt.Sprintf("cannot evaluate if %q: %v; the hook ran anyway", rule, err)
+				} else if !ok {
+					continue
+				}
+			}
+		}
+		if e.key != "" {
+			if seen[e.key] {
+				continue
+			}
+			seen[e.key] = true
+		}
+		if e.handler.Once {
+			onceKey := session + "\x00" + e.pos + "\x00" + e.key
+			r.mu.Lock()
+			done := r.onceDone[onceKey]
+			r.onceDone[onceKey] = true
+			r.mu.Unlock()
+			if done {
+				continue
+			}
+		}
+		if ifErr != "" {
+			notes = append(notes, errorLine(name, ifErr))
+		}
+		jobs = append(jobs, job{entry: e, id: uuid.NewString(), name: name})
+	}
+	return jobs, notes
+}
+
+// hookName is Claude Code's hook_name: the event, and the value matchers
+// were tested against when there is one ("PreToolUse:Bash", "Stop").
+func hookName(in Input) string {
+	ev := string(in.EventName())
+	if v, ok := in.MatchValue(); ok && v != "" {
+		return ev + ":" + v
+	}
+	return ev
+}
+
+// startAsync runs j in the background. It outlives ctx (a turn's context
+// ends long before a background hook does) but not the Runner: Close
+// cancels it.
+func (r *Runner) startAsync(ctx context.Context, j job, in Input, payload []byte) {
+	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(r.closeCtx, cancel)
+	r.asyncWG.Add(1)
+	go func() {
+		defer r.asyncWG.Done()
+		defer cancel()
+		defer stop()
+		res := r.execute(actx, j, in, payload)
+		r.mu.Lock()
+		r.asyncOut = append(r.asyncOut, res)
+		r.mu.Unlock()
+	}()
+}
+
+// TakeAsync returns what async handlers that finished since the last call
+// reported, and forgets it: their system messages and additional context
+// are for the next turn; they never block or decide.
+func (r *Runner) TakeAsync() AsyncReport {
+	r.mu.Lock()
+	results := r.asyncOut
+	r.asyncOut = nil
+	r.mu.Unlock()
+	var rep AsyncReport
+	for _, res := range results {
+		o := Outcome{Event: res.Event, HookName: res.HookName}
+		r.merge(&o, []Result{res})
+		rep.SystemMessages = append(rep.SystemMessages, o.SystemMessages...)
+		rep.AdditionalContext = append(rep.AdditionalContext, o.AdditionalContext...)
+		rep.Errors = append(rep.Errors, o.Errors...)
+	}
+	rep.Results = results
+	return rep
+}
+
+// AsyncReport is what finished async handlers left for the session.
+type AsyncReport struct {
+	Results           []Result
+	SystemMessages    []string
+	AdditionalContext []string
+	Errors            []string
+}
+
+// Close cancels the async handlers still running (killing their processes)
+// and waits for them. The Runner still runs synchronous hooks afterwards;
+// async ones started later are cancelled at once.
+func (r *Runner) Close() {
+	r.close()
+	r.asyncWG.Wait()
+}
+
+// timeoutOf is j's time limit.
+func (r *Runner) timeoutOf(h Handler) time.Duration {
+	if h.Timeout > 0 {
+		return time.Duration(h.Timeout * float64(time.Second))
+	}
+	if h.Type == TypePrompt {
+		return DefaultPromptTimeout
+	}
+	return r.timeout
+}
+
+// errHookTimeout is the cause of a handler's context when its own time
+// limit passed.
+var errHookTimeout = errors.New("hook timed out")
+
+// execute runs one handler to its end and reports it to the Observer.
+func (r *Runner) execute(ctx context.Context, j job, in Input, payload []byte) Result {
+	start := time.Now()
+	limit := r.timeoutOf(j.handler)
+	hctx, cancel := context.WithTimeoutCause(ctx, limit, errHookTimeout)
+	defer cancel()
+
+	var a answer
+	switch j.handler.Type {
+	case TypeCommand:
+		a = r.runCommand(hctx, j.handler, in, payload)
+	case TypeHTTP:
+		a = r.runHTTP(hctx, j.handler, payload)
+	case TypePrompt:
+		a = r.runPrompt(hctx, j.handler, payload)
+	case TypeAgent:
+		a = r.runAgent(hctx, j.handler, in, payload)
+	case TypeMCPTool:
+		a = r.runMCPTool(hctx, j.handler, in, payload)
+	case TypeCallback:
+		a = runCallback(hctx, j.handler, in, payload)
+	}
+	if a.status == StatusCancelled {
+		// The hook's own limit, or the caller giving up (an interrupt, the
+		// turn's deadline): only the first is the hook's fault.
+		a.timedOut = errors.Is(context.Cause(hctx), errHookTimeout)
+		if a.timedOut {
+			a.message = fmt.Sprintf("timed out after %s", limit)
+		} else {
+			a.message = "cancelled"
+		}
+	}
+	res := a.result()
+	res.HookID, res.HookName, res.Event, res.Handler = j.id, j.name, in.EventName(), j.handler
+	res.Async, res.Duration = j.handler.Async, time.Since(start)
+	r.observe(Record{
+		Phase: PhaseResponse, HookID: res.HookID, HookName: res.HookName, HookEvent: res.Event,
+		Output: res.Output, Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode,
+		Outcome: res.Status.wire(), StatusMessage: j.handler.StatusMessage, Result: &res,
+	})
+	return res
+}
+
+func (r *Runner) observe(rec Record) {
+	if r.opts.Observer == nil {
+		return
+	}
+	r.obsMu.Lock()
+	defer r.obsMu.Unlock()
+	r.opts.Observer(rec)
+}
