@@ -153,3 +153,79 @@ func TestBreakingOutCancelsTheRun(t *testing.T) {
 		t.Fatalf("%d messages", n)
 	}
 }
+
+func TestHookCallbacks(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": "echo hi"})),
+		llmtest.Reply(llmtest.Text("done")))
+	opts := testOptions(t, srv)
+	opts.PermissionMode = PermissionBypass
+	var seen []string
+	opts.Hooks = map[HookEvent][]HookMatcher{
+		HookPreToolUse: {{Matcher: "Bash", Hooks: []HookCallback{func(_ context.Context, in HookInput, payload json.RawMessage) (*HookOutput, error) {
+			seen = append(seen, string(in.EventName()))
+			return &HookOutput{Decision: "block", Reason: "callbacks say no"}, nil
+		}}}},
+		HookStop: {{Hooks: []HookCallback{func(_ context.Context, in HookInput, payload json.RawMessage) (*HookOutput, error) {
+			seen = append(seen, string(in.EventName()))
+			return nil, nil
+		}}}},
+	}
+	msgs := collect(t, context.Background(), "go", opts)
+	res := msgs[len(msgs)-1].(*ResultMessage)
+	if strings.Join(seen, ",") != "PreToolUse,Stop" || len(res.PermissionDenials) != 1 {
+		t.Fatalf("seen %v, denials %+v", seen, res.PermissionDenials)
+	}
+	if got := llm.TextOf(srv.Requests()[1].ToolResults()[0].Content); !strings.Contains(got, "callbacks say no") {
+		t.Errorf("result %q", got)
+	}
+}
+
+func TestAddDirsAndOutsidePaths(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "notes.txt"), []byte("far away\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read := func(opts Options) llm.Block {
+		srv := llmtest.New(t,
+			llmtest.Reply(llmtest.ToolUse("Read", map[string]string{"file_path": filepath.Join(outside, "notes.txt")})),
+			llmtest.Reply(llmtest.Text("done")))
+		o := testOptions(t, srv)
+		o.AddDirs = opts.AddDirs
+		collect(t, context.Background(), "read", o)
+		return srv.Requests()[1].ToolResults()[0]
+	}
+	if r := read(Options{}); !r.IsError {
+		t.Errorf("a read outside the working directories ran without approval")
+	}
+	if r := read(Options{AddDirs: []string{outside}}); r.IsError || !strings.Contains(llm.TextOf(r.Content), "far away") {
+		t.Errorf("--add-dir did not let the read run: %+v", r)
+	}
+}
+
+func TestReadDenyRulesHideFilesFromSearch(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.ToolUse("Grep", map[string]string{"pattern": "TOKEN", "output_mode": "content"}),
+			llmtest.ToolUse("Glob", map[string]string{"pattern": "**/*"}),
+			llmtest.ToolUse("Read", map[string]string{"file_path": ".env"})),
+		llmtest.Reply(llmtest.Text("done")))
+	opts := testOptions(t, srv)
+	for name, content := range map[string]string{".env": "TOKEN=secret\n", "app.go": "// TOKEN is read from the env\n"} {
+		if err := os.WriteFile(filepath.Join(opts.Cwd, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts.Settings = `{"permissions": {"deny": ["Read(./.env)"]}}`
+	collect(t, context.Background(), "find tokens", opts)
+	results := srv.Requests()[1].ToolResults()
+	grep, glob, read := llm.TextOf(results[0].Content), llm.TextOf(results[1].Content), results[2]
+	if strings.Contains(grep, "secret") || !strings.Contains(grep, "app.go") {
+		t.Errorf("grep: %q", grep)
+	}
+	if strings.Contains(glob, ".env") || !strings.Contains(glob, "app.go") {
+		t.Errorf("glob: %q", glob)
+	}
+	if !read.IsError || strings.Contains(llm.TextOf(read.Content), "secret") {
+		t.Errorf("read: %+v", read)
+	}
+}

@@ -63,8 +63,29 @@ type Options struct {
 	// PermissionMode is the mode for calls no rule decides ("" = default).
 	PermissionMode PermissionMode
 	// CanUseTool is asked about calls that would need the user's approval.
-	// Without it such calls are denied and reported.
+	// Without it (and without PermissionPromptTool) such calls are denied
+	// and reported.
 	CanUseTool CanUseTool
+	// PermissionPromptTool names a tool (usually an MCP tool) that approves
+	// calls needing approval (--permission-prompt-tool).
+	PermissionPromptTool string
+	// Settings is a settings file, or inline JSON, read above the user,
+	// project and local settings (--settings).
+	Settings string
+	// SettingSources limits which of the user, project and local settings
+	// files are read ("user", "project", "local", or comma lists of them):
+	// nil reads all three, an empty non-nil slice none. Settings and the
+	// managed settings are always read.
+	SettingSources []string
+	// AddDirs are more working directories (--add-dir).
+	AddDirs []string
+	// Hooks are Go callbacks run at hook events, beside the settings' hooks.
+	Hooks map[HookEvent][]HookMatcher
+	// IncludeHookEvents yields hook_started / hook_response system messages.
+	IncludeHookEvents bool
+	// Notify receives messages meant for the user: hook errors and hook
+	// system messages, settings warnings. Nil discards them.
+	Notify func(msg string)
 	// IncludePartialMessages yields every streaming event as a StreamEvent.
 	IncludePartialMessages bool
 	// SessionID pins the session id (a UUID); "" makes a new one.

@@ -2,18 +2,21 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/engine"
+	"github.com/tackcode/tack/internal/hook"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/anthropic"
+	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/prompt"
 	"github.com/tackcode/tack/internal/protocol"
 	"github.com/tackcode/tack/internal/session"
@@ -27,38 +30,54 @@ import (
 type agentSession struct {
 	opts         Options
 	cwd          string
-	mode         PermissionMode
-	model        llm.Model
 	apiKeySource string
 	registry     *tool.Registry
-	env          *tool.Env
-	recorder     *session.Writer
-	engine       *engine.Session
+	// approvers are the tools --permission-prompt-tool may name: every
+	// tool, offered or not.
+	approvers *tool.Registry
+	env       *tool.Env
+	settings  *config.Merged
+	checker   *permission.Checker
+	hooks     *hook.Runner
+	recorder  *session.Writer
+	engine    *engine.Session
 }
 
-// newSession turns options into a ready engine session.
+// newSession turns options into a ready engine session: settings, policy,
+// provider, tools, prompt and transcript.
 func newSession(opts Options) (*agentSession, error) {
-	getenv := func(k string) string {
-		if v, ok := opts.Env[k]; ok {
-			return v
-		}
-		return os.Getenv(k)
-	}
 	cwd, err := workingDir(opts.Cwd)
 	if err != nil {
 		return nil, err
-	}
-	mode := opts.PermissionMode
-	if mode == "" {
-		mode = PermissionDefault
-	}
-	if !mode.Valid() {
-		return nil, fmt.Errorf("unknown permission mode %q (want default, acceptEdits, plan, bypassPermissions or dontAsk)", mode)
 	}
 	if opts.SessionID != "" {
 		if _, err := uuid.Parse(opts.SessionID); err != nil {
 			return nil, fmt.Errorf("session id %q is not a UUID", opts.SessionID)
 		}
+	}
+	processEnv := func(k string) string {
+		if v, ok := opts.Env[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	}
+	settings, err := loadSettings(opts, cwd, processEnv)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range settings.Warnings {
+		notify(opts, "settings: "+w.Error())
+	}
+	// The settings' env applies to tack itself (ANTHROPIC_MODEL…) and to
+	// every tool and hook process; options override it.
+	getenv := func(k string) string {
+		if v, ok := opts.Env[k]; ok {
+			return v
+		}
+		if v, ok := settings.Env[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
 	}
 
 	apiCfg := anthropic.ConfigFromEnv(getenv)
@@ -78,6 +97,9 @@ func newSession(opts Options) (*agentSession, error) {
 	if modelName == "" {
 		modelName = getenv("ANTHROPIC_MODEL")
 	}
+	if modelName == "" {
+		modelName = settings.Model
+	}
 	model := catalog.Resolve(modelName, getenv)
 	var fallback llm.Model
 	if opts.FallbackModel != "" {
@@ -91,18 +113,45 @@ func newSession(opts Options) (*agentSession, error) {
 		small = catalog.Resolve(catalog.Small, getenv).ID
 	}
 
-	tools, err := builtin.Select(opts.Tools)
+	mode, err := permissionMode(opts, settings)
 	if err != nil {
 		return nil, err
 	}
-	tools = slices.DeleteFunc(tools, func(t tool.Tool) bool { return slices.Contains(opts.DisallowedTools, t.Name()) })
+	rules, err := ruleSet(settings, opts, cwd)
+	if err != nil {
+		return nil, err
+	}
+	dirs := append(config.Texts(settings.Permissions.AdditionalDirectories), opts.AddDirs...)
+	checker, err := permission.NewChecker(permission.Config{Rules: rules, Mode: permission.Mode(mode), Cwd: cwd, Dirs: dirs, Home: homeDir(getenv)})
+	if err != nil {
+		return nil, err
+	}
+
+	all := builtin.All()
+	offered, err := builtin.Select(opts.Tools)
+	if err != nil {
+		return nil, err
+	}
+	removed := removedTools(rules)
+	var tools []tool.Tool
+	for _, t := range offered {
+		if !removed[t.Name()] {
+			tools = append(tools, t)
+		}
+	}
 	registry := tool.NewRegistry(tools...)
+	approvers := tool.NewRegistry(all...)
+	if name := opts.PermissionPromptTool; name != "" && opts.CanUseTool == nil {
+		if _, ok := approvers.Get(name); !ok {
+			return nil, fmt.Errorf("--permission-prompt-tool: no tool named %q (it must be an MCP tool, mcp__server__tool)", name)
+		}
+	}
 
 	sessionID := opts.SessionID
 	if sessionID == "" {
 		sessionID = uuid.NewString()
 	}
-	procEnv := os.Environ()
+	procEnv := append(os.Environ(), settings.EnvList()...)
 	for k, v := range opts.Env {
 		procEnv = append(procEnv, k+"="+v)
 	}
@@ -113,55 +162,119 @@ func newSession(opts Options) (*agentSession, error) {
 		Files:      tool.NewFileState(),
 		Model:      tool.ModelCaller{Provider: provider, Small: small, Main: model.ID},
 		ScratchDir: filepath.Join(os.TempDir(), "tack-"+sessionID),
+		Modes:      modes{checker},
+	}
+	for _, r := range rules.Deny {
+		if r.Tool == "Read" && r.Specifier != "" {
+			env.ReadDenied = checker.ReadDenied
+			break
+		}
 	}
 
-	now := time.Now()
-	penv := prompt.DetectEnv(cwd, now, getenv)
-	penv.Model = model.ID
-	popts := prompt.Options{Append: opts.AppendSystemPrompt, Env: penv}
-	if opts.SystemPrompt != nil {
-		popts.Replace, popts.ReplaceSet = *opts.SystemPrompt, true
-	}
-
-	s := &agentSession{opts: opts, cwd: cwd, mode: mode, model: model, apiKeySource: apiKeySource, registry: registry, env: env}
+	s := &agentSession{opts: opts, cwd: cwd, apiKeySource: apiKeySource, registry: registry, approvers: approvers,
+		env: env, settings: settings, checker: checker}
 	var recorder engine.Recorder
+	transcript := ""
 	if !opts.NoSessionPersistence {
 		entry := opts.Entrypoint
 		if entry == "" {
 			entry = "sdk-go"
 		}
 		dir := session.ProjectDir(session.ConfigDir(getenv), cwd, getenv)
-		s.recorder = session.NewWriter(filepath.Join(dir, sessionID+".jsonl"),
-			session.Meta{SessionID: sessionID, Cwd: cwd, Version: version.Version, Entrypoint: entry}, "")
+		transcript = filepath.Join(dir, sessionID+".jsonl")
+		s.recorder = session.NewWriter(transcript, session.Meta{SessionID: sessionID, Cwd: cwd, Version: version.Version, Entrypoint: entry}, "")
 		recorder = s.recorder
+	}
+
+	hookLog := &engine.HookLog{}
+	hookBase := func() hook.Base {
+		return hook.Base{SessionID: sessionID, TranscriptPath: transcript, Cwd: env.Cwd(), PermissionMode: string(checker.Mode())}
+	}
+	s.hooks, err = hook.New(hook.Options{
+		Hooks: hookConfig(settings, opts.Hooks),
+		Settings: hook.Settings{Env: settings.Env, AllowedHTTPHookURLs: optionalTexts(settings.AllowedHTTPHookURLs),
+			HTTPHookAllowedEnvVars: optionalTexts(settings.HTTPHookAllowedEnvVars)},
+		ProjectDir: cwd,
+		Env:        append(os.Environ(), envList(opts.Env)...),
+		IfMatcher: func(rule, toolName string, input json.RawMessage) (bool, error) {
+			return permission.MatchRule(rule, permission.Call{Tool: toolName, Input: input, Cwd: env.Cwd()}, cwd)
+		},
+		Provider:   provider,
+		SmallModel: small,
+		Observer:   hookLog.Observe,
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	// SessionStart hooks may give the model context for the whole session.
+	var sessionContext []llm.Block
+	start := hookBase()
+	start.PermissionMode = ""
+	if out := s.hooks.Run(context.Background(), &hook.SessionStartInput{Base: start, Source: "startup", Model: model.ID}); true {
+		for _, m := range append(out.SystemMessages, out.Errors...) {
+			notify(opts, m)
+		}
+		if len(out.AdditionalContext) > 0 {
+			sessionContext = append(sessionContext, llm.Text("<system-reminder>\nSessionStart hook additional context: "+
+				strings.Join(out.AdditionalContext, "\n")+"\n</system-reminder>"))
+		}
+	}
+
+	penv := prompt.DetectEnv(cwd, time.Now(), getenv)
+	penv.Model = model.ID
+	penv.ExtraDirs = checker.Dirs()
+	popts := prompt.Options{Append: opts.AppendSystemPrompt, Env: penv}
+	if opts.SystemPrompt != nil {
+		popts.Replace, popts.ReplaceSet = *opts.SystemPrompt, true
 	}
 	var thinking *llm.Thinking
 	if opts.MaxThinkingTokens > 0 {
 		thinking = &llm.Thinking{Type: "enabled", BudgetTokens: opts.MaxThinkingTokens}
 	}
 	eng, err := engine.New(engine.Config{
-		SessionID:      sessionID,
-		Provider:       provider,
-		Catalog:        catalog,
-		Model:          model,
-		FallbackModel:  fallback,
-		System:         prompt.System(popts),
-		Tools:          registry,
-		Env:            env,
-		Gate:           s.gate(),
-		MaxTurns:       opts.MaxTurns,
-		MaxBudgetUSD:   opts.MaxBudgetUSD,
-		Thinking:       thinking,
-		CacheTTL:       cacheTTL(getenv),
-		DisableCache:   getenv("DISABLE_PROMPT_CACHING") == "1",
-		IncludePartial: opts.IncludePartialMessages,
-		Recorder:       recorder,
+		SessionID:         sessionID,
+		Provider:          provider,
+		Catalog:           catalog,
+		Model:             model,
+		FallbackModel:     fallback,
+		System:            prompt.System(popts),
+		Context:           sessionContext,
+		Tools:             registry,
+		Env:               env,
+		Gate:              sessionGate{s},
+		Hooks:             s.hooks,
+		HookBase:          hookBase,
+		HookLog:           hookLog,
+		IncludeHookEvents: opts.IncludeHookEvents,
+		Notify:            opts.Notify,
+		MaxTurns:          opts.MaxTurns,
+		MaxBudgetUSD:      opts.MaxBudgetUSD,
+		Thinking:          thinking,
+		CacheTTL:          cacheTTL(getenv),
+		DisableCache:      getenv("DISABLE_PROMPT_CACHING") == "1",
+		IncludePartial:    opts.IncludePartialMessages,
+		Recorder:          recorder,
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.engine = eng
 	return s, nil
+}
+
+func notify(opts Options, msg string) {
+	if opts.Notify != nil && strings.TrimSpace(msg) != "" {
+		opts.Notify(msg)
+	}
+}
+
+func envList(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	return out
 }
 
 func workingDir(dir string) (string, error) {
@@ -207,7 +320,7 @@ func (s *agentSession) initMessage() *protocol.System {
 			Tools:             s.registry.Names(),
 			MCPServers:        []protocol.MCPServerStatus{},
 			Model:             s.engine.Model().ID,
-			PermissionMode:    string(s.mode),
+			PermissionMode:    string(s.checker.Mode()),
 			SlashCommands:     []string{},
 			APIKeySource:      s.apiKeySource,
 			ClaudeCodeVersion: version.Version,
@@ -215,71 +328,26 @@ func (s *agentSession) initMessage() *protocol.System {
 			Agents:            []string{},
 			Skills:            []string{},
 			Plugins:           []protocol.Plugin{},
-			AdditionalDirs:    []string{},
+			AdditionalDirs:    s.checker.Dirs(),
 		},
 	}
 }
 
-// close ends the session: background jobs stop, the transcript is closed.
+// close ends the session: SessionEnd hooks run, background jobs stop, the
+// transcript is closed.
 func (s *agentSession) close() {
+	base := hook.Base{SessionID: s.engine.SessionID(), Cwd: s.env.Cwd()}
+	if s.recorder != nil {
+		base.TranscriptPath = s.recorder.Path()
+	}
+	out := s.hooks.Run(context.Background(), &hook.SessionEndInput{Base: base, Reason: "other"})
+	for _, m := range append(out.SystemMessages, out.Errors...) {
+		notify(s.opts, m)
+	}
+	s.hooks.Close()
 	s.env.Shell.Close()
 	if s.recorder != nil {
 		_ = s.recorder.Close()
 	}
 	_ = os.RemoveAll(s.env.ScratchDir)
-}
-
-// gate is the permission check for this session.
-func (s *agentSession) gate() engine.Gate { return sessionGate{s} }
-
-type sessionGate struct{ s *agentSession }
-
-// Check knows plain tool names, the modes and read-only calls; the full
-// rule grammar comes with the policy layer.
-func (g sessionGate) Check(ctx context.Context, c engine.ToolCall) engine.Verdict {
-	s := g.s
-	if slices.Contains(s.opts.DisallowedTools, c.Name) {
-		return engine.Verdict{Behavior: engine.Deny, Message: fmt.Sprintf("Permission to use %s has been denied (disallowed tool).", c.Name)}
-	}
-	switch {
-	case s.mode == PermissionBypass,
-		slices.Contains(s.opts.AllowedTools, c.Name),
-		c.ReadOnly,
-		s.mode == PermissionAcceptEdits && isEditTool(c.Name):
-		return engine.Verdict{Behavior: engine.Allow}
-	case s.mode == PermissionPlan:
-		return engine.Verdict{Behavior: engine.Deny, Message: fmt.Sprintf("%s is not available in plan mode, which allows read-only tools only.", c.Name)}
-	}
-	return engine.Verdict{Behavior: engine.Ask, Message: "no rule allows " + c.Name}
-}
-
-// Ask puts the call to the CanUseTool callback, or denies it when there is none.
-func (g sessionGate) Ask(ctx context.Context, c engine.ToolCall, reason string) engine.Verdict {
-	s := g.s
-	if cb := s.opts.CanUseTool; cb != nil && s.mode != PermissionDontAsk {
-		res, err := cb(ctx, c.Name, c.Input, ToolPermissionContext{ToolUseID: c.ID, Reason: reason})
-		if err != nil {
-			return engine.Verdict{Behavior: engine.Deny, Message: fmt.Sprintf("Permission check for %s failed: %v", c.Name, err)}
-		}
-		if res.Allow {
-			return engine.Verdict{Behavior: engine.Allow, Input: res.UpdatedInput}
-		}
-		msg := res.Message
-		if msg == "" {
-			msg = fmt.Sprintf("Permission to use %s was denied.", c.Name)
-		}
-		return engine.Verdict{Behavior: engine.Deny, Message: msg}
-	}
-	return engine.Verdict{Behavior: engine.Deny, Unattended: true, Message: fmt.Sprintf(
-		"tack needs permission to use %s, but it was not granted and nobody can be asked here. "+
-			"Allow it with --allowedTools %s, a permission mode such as acceptEdits, or --dangerously-skip-permissions.",
-		c.Name, c.Name)}
-}
-
-func isEditTool(name string) bool {
-	switch name {
-	case "Edit", "Write", "NotebookEdit":
-		return true
-	}
-	return false
 }

@@ -35,6 +35,11 @@ type printFlags struct {
 	allowSkipPermissions bool
 	sessionID            string
 	noSessionPersistence bool
+	settings             string
+	settingSources       string
+	addDirs              []string
+	permissionPromptTool string
+	includeHookEvents    bool
 }
 
 func (f *printFlags) register(cmd *cobra.Command) {
@@ -61,6 +66,11 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.allowSkipPermissions, "allow-dangerously-skip-permissions", false, "allow bypassPermissions to be chosen")
 	fl.StringVar(&f.sessionID, "session-id", "", "use this session id (a UUID)")
 	fl.BoolVar(&f.noSessionPersistence, "no-session-persistence", false, "write no transcript for this session")
+	fl.StringVar(&f.settings, "settings", "", "a settings file, or inline JSON, read above the user, project and local settings")
+	fl.StringVar(&f.settingSources, "setting-sources", "", "which settings files to read: user,project,local (default all; \"\" for none)")
+	fl.StringArrayVar(&f.addDirs, "add-dir", nil, "another working directory (repeatable)")
+	fl.StringVar(&f.permissionPromptTool, "permission-prompt-tool", "", "a tool that approves calls needing approval")
+	fl.BoolVar(&f.includeHookEvents, "include-hook-events", false, "stream-json: include hook_started / hook_response messages")
 	_ = fl.MarkHidden("allowed-tools")
 	_ = fl.MarkHidden("disallowed-tools")
 }
@@ -81,6 +91,16 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 		SessionID:              f.sessionID,
 		NoSessionPersistence:   f.noSessionPersistence,
 		Entrypoint:             "cli",
+		Settings:               f.settings,
+		AddDirs:                f.addDirs,
+		PermissionPromptTool:   f.permissionPromptTool,
+		IncludeHookEvents:      f.includeHookEvents,
+	}
+	if cmd.Flags().Changed("setting-sources") {
+		opts.SettingSources = []string{}
+		if strings.TrimSpace(f.settingSources) != "" {
+			opts.SettingSources = []string{f.settingSources}
+		}
 	}
 	if cmd.Flags().Changed("system-prompt") {
 		sp := f.systemPrompt
@@ -150,6 +170,7 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 	if err != nil {
 		return err
 	}
+	opts.Notify = func(msg string) { fmt.Fprintf(stdio.Err, "tack: %s\n", msg) }
 	r := newRenderer(f.outputFormat, f.verbose, stdio.Out)
 	var result *agent.ResultMessage
 	for msg, err := range agent.Query(ctx, prompt, opts) {

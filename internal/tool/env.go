@@ -31,6 +31,10 @@ type Env struct {
 	// ScratchDir holds files the session creates for itself (background
 	// command output). It is created on first use.
 	ScratchDir string
+	// ReadDenied reports a file the permission rules forbid reading, so
+	// that tools listing or searching many files (Glob, Grep) leave it out.
+	// Nil when no rule forbids any read.
+	ReadDenied func(path string) bool
 	// Modes reads and changes the session's permission mode (ExitPlanMode
 	// leaves plan mode). Nil when the session has no permission layer.
 	Modes ModeControl

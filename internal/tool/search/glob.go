@@ -84,6 +84,9 @@ func (globTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (
 	if err != nil {
 		return tool.Result{}, err
 	}
+	if env.ReadDenied != nil {
+		paths = slices.DeleteFunc(paths, env.ReadDenied)
+	}
 	res := GlobResult{Filenames: paths, NumFiles: len(paths)}
 	var text string
 	switch {

@@ -60,6 +60,7 @@ func (grepTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (
 	if err != nil {
 		return tool.Result{}, err
 	}
+	req.denied = env.ReadDenied
 	out, err := runGrep(ctx, req)
 	if err != nil {
 		return tool.Result{}, err
@@ -100,6 +101,10 @@ type grepRequest struct {
 	offset  int
 	workers int // 0: default
 	bufSize int // 0: default
+	// denied reports a file that permission rules forbid reading; its
+	// matches are dropped. Nil: none. Checked only for files that matched,
+	// so that rules cost nothing on the walk.
+	denied func(path string) bool
 }
 
 // request checks the input and resolves it against env.
@@ -206,7 +211,7 @@ func runGrep(ctx context.Context, req *grepRequest) (*grepOutcome, error) {
 	if !req.rootDir {
 		s := newSearcher(req.m, &req.opts, stop, req.display)
 		s.bufSize = req.bufSize
-		if m, ok := s.search(req.root); ok {
+		if m, ok := s.search(req.root); ok && !req.isDenied(req.root) {
 			c.add(m)
 		}
 		return &grepOutcome{files: c.files}, ctx.Err()
@@ -224,7 +229,7 @@ func runGrep(ctx context.Context, req *grepRequest) (*grepOutcome, error) {
 		searchers[i].bufSize = req.bufSize
 	}
 	err := walk(ctx, o, func(w int, path string) {
-		if m, ok := searchers[w].search(path); ok {
+		if m, ok := searchers[w].search(path); ok && !req.isDenied(path) {
 			c.add(m)
 		}
 	})
@@ -232,6 +237,10 @@ func runGrep(ctx context.Context, req *grepRequest) (*grepOutcome, error) {
 		return nil, err
 	}
 	return &grepOutcome{files: c.files}, nil
+}
+
+func (req *grepRequest) isDenied(path string) bool {
+	return req.denied != nil && req.denied(path)
 }
 
 // collector gathers the files that matched. In content mode it keeps the

@@ -1,0 +1,224 @@
+package permission
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// within reports whether p is dir or under it (both clean and absolute).
+func within(p, dir string) bool {
+	if dir == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == dir || strings.HasPrefix(p, dir) && p[len(dir)] == '/'
+}
+
+// absPath makes p absolute against dir and cleans it; "~" and "~/…" are
+// under home.
+func absPath(p, dir, home string) string {
+	switch {
+	case p == "~":
+		return filepath.Clean(home)
+	case strings.HasPrefix(p, "~/"):
+		return filepath.Join(home, p[2:])
+	case filepath.IsAbs(p):
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
+}
+
+// resolveLinks returns p with the symlinks of its longest existing prefix
+// resolved; what does not exist yet is kept as written.
+func resolveLinks(p string) string {
+	rest := ""
+	for cur := p; ; {
+		if real, err := filepath.EvalSymlinks(cur); err == nil {
+			if rest == "" {
+				return real
+			}
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		if rest == "" {
+			rest = filepath.Base(cur)
+		} else {
+			rest = filepath.Join(filepath.Base(cur), rest)
+		}
+		cur = parent
+	}
+}
+
+// harmlessWrite reports whether writing p has no effect on files.
+func harmlessWrite(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2":
+		return true
+	}
+	return false
+}
+
+// harmlessRead reports whether reading p reveals nothing from files.
+func harmlessRead(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdin", "/dev/zero", "/dev/urandom", "/dev/random", "/dev/fd/0", "/dev/tty":
+		return true
+	}
+	return false
+}
+
+// protectedPath reports whether writing p could change how the project's
+// tools or tack itself behave (git hooks and config, agent settings, MCP
+// servers): such writes are not accepted by acceptEdits or by a Bash allow
+// rule alone, only by an Edit allow rule or bypassPermissions.
+func protectedPath(p string) bool {
+	for _, el := range strings.Split(p, "/") {
+		if strings.EqualFold(el, ".git") {
+			return true
+		}
+	}
+	base := filepath.Base(p)
+	if base == ".mcp.json" {
+		return true
+	}
+	dir := filepath.Base(filepath.Dir(p))
+	return dir == ".claude" && strings.HasPrefix(base, "settings") && strings.HasSuffix(base, ".json")
+}
+
+// workDir is a working directory, as given and with symlinks resolved.
+type workDir struct {
+	lex, real string
+}
+
+func newWorkDir(dir string, follow bool) workDir {
+	d := workDir{lex: filepath.Clean(dir), real: filepath.Clean(dir)}
+	if follow {
+		d.real = resolveLinks(d.lex)
+	}
+	return d
+}
+
+// pathView is a path as written (absolute) and with its symlinks resolved.
+type pathView struct {
+	lex, real string
+}
+
+// forms returns the distinct forms of the path.
+func (v pathView) forms() []string {
+	if v.real == "" || v.real == v.lex {
+		return []string{v.lex}
+	}
+	return []string{v.lex, v.real}
+}
+
+// insideAny reports whether the path is in one of dirs, both as written
+// and once symlinks are resolved: a link inside that points outside does
+// not count as inside.
+func (v pathView) insideAny(dirs []workDir) bool {
+	lexIn, realIn := false, v.real == ""
+	for _, d := range dirs {
+		if within(v.lex, d.lex) || within(v.lex, d.real) {
+			lexIn = true
+		}
+		if v.real != "" && (within(v.real, d.real) || within(v.real, d.lex)) {
+			realIn = true
+		}
+	}
+	return lexIn && realIn
+}
+
+// isRoot reports whether the path is one of the working directories
+// itself.
+func (v pathView) isRoot(dirs []workDir) bool {
+	for _, d := range dirs {
+		if v.lex == d.lex || v.lex == d.real || v.real != "" && (v.real == d.real || v.real == d.lex) {
+			return true
+		}
+	}
+	return false
+}
+
+// view builds the pathView of an absolute path.
+func view(p string, follow bool) pathView {
+	v := pathView{lex: p}
+	if follow {
+		v.real = resolveLinks(p)
+	}
+	return v
+}
+
+// userHome returns the home directory, or "" when it is unknown.
+func userHome() string {
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return h
+}
+
+// wordPaths returns the absolute paths a path argument may name when the
+// command runs in any of dirs (see simpleCmd.dirs). ok is false when the
+// path is only known at run time.
+func wordPaths(w word, cwd, home string, dirs []string, dirsUnknown bool) (paths []string, ok bool) {
+	if w.procSubst {
+		return nil, true // a /dev/fd pipe
+	}
+	if w.dynamic || w.equals {
+		return nil, false
+	}
+	text := w.text
+	if w.glob {
+		// A glob names files under the directory before its first
+		// wildcard; one whose last part starts with '.' may match "..".
+		parts := strings.Split(text, "/")
+		k := 0
+		for k < len(parts) && !strings.Contains(parts[k], runtime) {
+			k++
+		}
+		for _, after := range parts[k:] {
+			if after == ".." {
+				return nil, false
+			}
+		}
+		dir := strings.Join(parts[:k], "/")
+		if dir == "" {
+			dir = "."
+			if strings.HasPrefix(text, "/") {
+				dir = "/"
+			}
+		}
+		text = dir
+		if k < len(parts) && strings.HasPrefix(parts[k], ".") {
+			text = dir + "/.."
+		}
+	}
+	if w.tilde {
+		if home == "" {
+			return nil, false
+		}
+		return []string{absPath(text, cwd, home)}, true
+	}
+	if filepath.IsAbs(text) {
+		return []string{filepath.Clean(text)}, true
+	}
+	if dirsUnknown {
+		return nil, false
+	}
+	for _, d := range dirs {
+		base := cwd
+		if d != "" {
+			if (d == "~" || strings.HasPrefix(d, "~/")) && home == "" {
+				return nil, false
+			}
+			base = absPath(d, cwd, home)
+		}
+		p := filepath.Join(base, text)
+		if !contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	return paths, true
+}

@@ -1,0 +1,746 @@
+package permission
+
+import (
+	"fmt"
+	"strings"
+)
+
+// effect is what one simple command does to files, as far as the checker
+// can tell from its words.
+type effect struct {
+	// readOnly: the command only reads (the files in reads) and prints.
+	readOnly bool
+	// fileOp: a common file-changing command (mkdir, touch, rm, rmdir, mv,
+	// cp, ln, sed -i, tee) that acceptEdits accepts when every path it
+	// touches is inside the working directories.
+	fileOp bool
+	// reads are the files and directories it reads.
+	reads []word
+	// writes are the files it creates or changes, checked however the
+	// command is allowed: `sort -o F`, `tee F`, `dd of=F`, `cp A F`, …
+	writes []word
+	// deletes are paths removed or moved away (rm, rmdir, mv sources).
+	deletes []word
+	// why says why the command is not read-only.
+	why string
+}
+
+func notReadOnly(format string, args ...any) effect {
+	return effect{why: fmt.Sprintf(format, args...)}
+}
+
+// unknownPath stands for a path only known at run time.
+func unknownPath() word { return word{text: runtime, dynamic: true} }
+
+// commandEffect classifies one simple command (wrappers already peeled).
+func commandEffect(args []word) effect {
+	name, ok := args[0].lit()
+	if !ok {
+		return notReadOnly("its command name is only known at run time")
+	}
+	if strings.Contains(name, "/") || strings.HasPrefix(name, "=") {
+		return notReadOnly("`%s` is run by path", name)
+	}
+	rest := args[1:]
+	switch name {
+	case "git":
+		return gitEffect(rest)
+	case "sed":
+		return sedEffect(rest)
+	case "find":
+		return findEffect(rest)
+	case "jq":
+		return jqEffect(rest)
+	case "cd", "pushd":
+		target, known := cdTarget(rest)
+		if !known {
+			return notReadOnly("`%s` goes to a directory only known at run time", name)
+		}
+		return effect{readOnly: true, reads: []word{{text: target, tilde: target == "~" || strings.HasPrefix(target, "~/")}}}
+	case "popd", "dirs":
+		return effect{readOnly: true}
+	case "env":
+		return envEffect(rest)
+	case "command":
+		_, opts, ok := scanOpts(rest, "", nil)
+		if ok && opts.has("-v", "-V") {
+			return effect{readOnly: true}
+		}
+		return notReadOnly("`command` runs another command")
+	case "printf":
+		if len(rest) > 0 {
+			first, static := rest[0].lit()
+			if !static || strings.HasPrefix(first, "-") && first != "--" {
+				return notReadOnly("`printf` with an option (-v assigns a variable)")
+			}
+		}
+		return effect{readOnly: true}
+	case "tee":
+		return teeEffect(rest)
+	case "test", "[":
+		return testEffect(name, rest)
+	case "dd":
+		return ddEffect(rest)
+	case "mkdir", "touch", "rm", "rmdir", "mv", "cp", "ln":
+		return fileOpEffect(name, rest)
+	case "curl", "wget":
+		return downloadEffect(name, rest)
+	}
+	spec, ok := roSpecFor(name)
+	if !ok {
+		return notReadOnly("`%s` is not a read-only command", name)
+	}
+	return spec.apply(name, rest)
+}
+
+// pathRole says which operands of a read-only command are paths.
+type pathRole int
+
+const (
+	pathsNone     pathRole = iota // no operand is a file
+	pathsAll                      // every operand is a file or directory
+	pathsAfter1st                 // the first operand is a pattern or filter
+)
+
+// roSpec describes a read-only command's arguments.
+type roSpec struct {
+	argShort string   // short options that take a value
+	argLong  []string // long options that take a value (without "--")
+	paths    pathRole
+	// patternOpts give the pattern, so that no operand is one.
+	patternOpts []string
+	// readOpts take a file the command reads.
+	readOpts []string
+	// writeOpts take a file the command writes: not read-only then.
+	writeOpts []string
+	// forbid are options that run programs or change things.
+	forbid []string
+	// allowOnly, when set, are the only options accepted.
+	allowOnly []string
+	// strict: a glob could expand to one of the forbidden options, so
+	// globs are refused (dynamic words always are, but for dynOK).
+	strict bool
+	// dynOK: arguments only known at run time are harmless (pure output).
+	dynOK bool
+	// implicitCwd: with no path operand, the command reads the current
+	// directory.
+	implicitCwd bool
+	// maxOperands bounds the operands (-1: no bound).
+	maxOperands int
+}
+
+// roSpecFor returns the spec of a read-only command.
+func roSpecFor(name string) (roSpec, bool) {
+	s := roSpec{maxOperands: -1}
+	switch name {
+	case "echo", "true", "false", ":", "pwd", "whoami", "id", "groups", "uname", "nproc", "arch",
+		"basename", "dirname", "seq", "sleep", "printenv", "tty", "logname", "which", "type",
+		"uptime", "free", "locale":
+		s.dynOK = true
+	case "date":
+		s.argShort, s.argLong = "dfr", []string{"date", "file", "reference", "rfc-3339"}
+		s.readOpts = []string{"-f", "--file", "-r", "--reference"}
+		s.forbid = []string{"-s", "--set"}
+		s.strict = true
+	case "hostname":
+		s.allowOnly = []string{"-s", "-f", "-i", "-I", "-d", "-a", "-A", "--short", "--fqdn", "--long", "--ip-address", "--all-ip-addresses", "--domain", "--alias", "--all-fqdns"}
+		s.maxOperands = 0
+		s.strict = true
+	case "ps":
+		s.argShort, s.argLong = "CGgopstUu", []string{"format", "sort", "pid", "ppid", "user", "group", "cols", "columns", "rows", "lines", "width"}
+	case "ls", "dir", "vdir":
+		s.argShort = "IwT"
+		s.argLong = []string{"ignore", "hide", "width", "tabsize", "format", "sort", "time", "quoting-style", "indicator-style", "block-size", "time-style"}
+		s.paths, s.implicitCwd = pathsAll, true
+	case "cat", "rev", "realpath", "readlink", "comm", "sha256sum", "sha1sum", "sha512sum",
+		"sha224sum", "sha384sum", "md5sum", "b2sum", "cksum", "sum":
+		s.argLong = []string{"relative-to", "relative-base", "output-delimiter", "length", "algorithm"}
+		s.paths = pathsAll
+	case "tac", "paste", "fold", "expand", "unexpand", "fmt", "nl":
+		s.argShort = map[string]string{"tac": "s", "paste": "d", "fold": "w", "expand": "t", "unexpand": "t", "fmt": "wgp", "nl": "bdfhilnsvw"}[name]
+		s.argLong = []string{"separator", "delimiters", "width", "tabs", "goal", "prefix", "body-numbering", "section-delimiter",
+			"footer-numbering", "header-numbering", "line-increment", "join-blank-lines", "number-format", "number-separator",
+			"starting-line-number", "number-width"}
+		s.paths = pathsAll
+	case "head", "tail":
+		s.argShort, s.argLong = "ncs", []string{"lines", "bytes", "pid", "sleep-interval", "max-unchanged-stats"}
+		s.paths = pathsAll
+	case "wc":
+		s.argLong = []string{"files0-from"}
+		s.readOpts = []string{"--files0-from"}
+		s.paths = pathsAll
+	case "file":
+		s.argShort, s.argLong = "mfFeP", []string{"magic-file", "files-from", "separator", "exclude", "exclude-quiet", "parameter"}
+		s.readOpts = []string{"-m", "--magic-file", "-f", "--files-from"}
+		s.forbid = []string{"-C", "--compile"}
+		s.paths = pathsAll
+	case "stat":
+		s.argShort, s.argLong = "c", []string{"format", "printf", "cached"}
+		s.paths = pathsAll
+	case "du":
+		s.argShort, s.argLong = "BdtX", []string{"block-size", "max-depth", "threshold", "exclude-from", "exclude", "files0-from", "time", "time-style"}
+		s.readOpts = []string{"-X", "--exclude-from", "--files0-from"}
+		s.paths, s.implicitCwd = pathsAll, true
+	case "df":
+		s.argShort, s.argLong = "Btx", []string{"block-size", "type", "exclude-type"}
+		s.paths = pathsAll
+	case "tree":
+		s.argShort, s.argLong = "LPIoH", []string{"filelimit", "timefmt", "sort", "charset", "fromfile", "infofile"}
+		s.writeOpts = []string{"-o"}
+		s.paths, s.implicitCwd = pathsAll, true
+	case "diff":
+		s.argShort = "CUFILDSWxX"
+		s.argLong = []string{"context", "unified", "show-function-line", "ignore-matching-lines", "label", "ifdef", "starting-file",
+			"width", "exclude", "exclude-from", "tabsize", "line-format", "old-line-format", "new-line-format", "unchanged-line-format",
+			"old-group-format", "new-group-format", "changed-group-format", "unchanged-group-format", "from-file", "to-file", "horizon-lines", "color", "palette"}
+		s.readOpts = []string{"-X", "--exclude-from", "--from-file", "--to-file"}
+		s.paths = pathsAll
+	case "cmp":
+		s.argShort, s.argLong = "in", []string{"ignore-initial", "bytes"}
+		s.paths = pathsAll
+	case "sort":
+		s.argShort, s.argLong = "kStTo", []string{"key", "buffer-size", "field-separator", "temporary-directory", "output", "files0-from", "batch-size", "parallel", "random-source", "sort", "compress-program"}
+		s.readOpts = []string{"--files0-from", "--random-source"}
+		s.writeOpts = []string{"-o", "--output", "-T", "--temporary-directory"}
+		s.forbid = []string{"--compress-program"}
+		s.paths, s.strict = pathsAll, true
+	case "uniq":
+		s.argShort, s.argLong = "fsw", []string{"skip-fields", "skip-chars", "check-chars", "all-repeated", "group"}
+		s.paths, s.maxOperands = pathsAll, 1
+	case "cut":
+		s.argShort, s.argLong = "bcdf", []string{"bytes", "characters", "delimiter", "fields", "output-delimiter"}
+		s.paths = pathsAll
+	case "tr":
+		s.dynOK = true
+	case "grep", "egrep", "fgrep":
+		s.argShort = "efmABCdD"
+		s.argLong = []string{"regexp", "file", "max-count", "after-context", "before-context", "context", "directories", "devices",
+			"label", "include", "exclude", "exclude-from", "exclude-dir", "binary-files", "group-separator"}
+		s.patternOpts = []string{"-e", "--regexp", "-f", "--file"}
+		s.readOpts = []string{"-f", "--file", "--exclude-from"}
+		s.paths = pathsAfter1st
+	case "rg":
+		s.argShort = "ABCEefgjmMrtTd"
+		s.argLong = []string{"regexp", "file", "glob", "iglob", "type", "type-not", "type-add", "type-clear", "max-count", "max-columns",
+			"max-depth", "max-filesize", "encoding", "replace", "context", "after-context", "before-context", "threads", "sort", "sortr",
+			"colors", "color", "path-separator", "pre", "pre-glob", "engine", "dfa-size-limit", "regex-size-limit", "ignore-file",
+			"context-separator", "field-match-separator", "field-context-separator", "hostname-bin", "hyperlink-format", "generate", "max-columns-preview"}
+		s.patternOpts = []string{"-e", "--regexp", "-f", "--file"}
+		s.readOpts = []string{"-f", "--file", "--ignore-file"}
+		s.forbid = []string{"--pre", "--hostname-bin"}
+		s.paths, s.strict, s.implicitCwd = pathsAfter1st, true, true
+	case "od":
+		s.argShort, s.argLong = "AjNSt", []string{"address-radix", "skip-bytes", "read-bytes", "format", "endian"}
+		s.paths = pathsAll
+	case "hexdump":
+		s.argShort, s.argLong = "nsef", []string{"length", "skip", "format", "format-file", "color"}
+		s.readOpts = []string{"-f", "--format-file"}
+		s.paths = pathsAll
+	case "strings":
+		s.argShort, s.argLong = "nteT", []string{"bytes", "radix", "encoding", "target", "output-separator"}
+		s.paths = pathsAll
+	default:
+		return s, false
+	}
+	return s, true
+}
+
+// apply checks a read-only command's arguments against its spec.
+func (s roSpec) apply(name string, args []word) effect {
+	for _, a := range args {
+		if a.procSubst {
+			continue
+		}
+		if a.dynamic && !s.dynOK {
+			return notReadOnly("`%s` has an argument only known at run time", name)
+		}
+		if a.glob && s.strict {
+			return notReadOnly("`%s` has a glob that could expand to an option", name)
+		}
+	}
+	e := effect{readOnly: true}
+	opts, operands := scanArgs(args, s.argShort, s.argLong)
+	patternGiven := false
+	for _, o := range opts {
+		switch {
+		case optIn(o.name, s.forbid):
+			return notReadOnly("`%s %s` is not read-only", name, o.name)
+		case s.allowOnly != nil && !optIn(o.name, s.allowOnly):
+			return notReadOnly("`%s %s` is not read-only", name, o.name)
+		case optIn(o.name, s.writeOpts):
+			e.readOnly = false
+			e.why = fmt.Sprintf("`%s %s` writes a file", name, o.name)
+			e.writes = append(e.writes, optPath(o))
+		}
+		if optIn(o.name, s.readOpts) {
+			e.reads = append(e.reads, optPath(o))
+		}
+		if optIn(o.name, s.patternOpts) {
+			patternGiven = true
+		}
+	}
+	if s.maxOperands >= 0 && len(operands) > s.maxOperands {
+		if name == "uniq" {
+			e.readOnly = false
+			e.why = "`uniq` with a second operand writes it"
+			e.writes = append(e.writes, operands[1:]...)
+			e.reads = append(e.reads, operands[0])
+			return e
+		}
+		return notReadOnly("`%s` takes no operand here", name)
+	}
+	switch s.paths {
+	case pathsAll:
+		e.reads = appendPaths(e.reads, operands)
+	case pathsAfter1st:
+		if !patternGiven && len(operands) > 0 {
+			operands = operands[1:]
+		}
+		e.reads = appendPaths(e.reads, operands)
+	}
+	if s.implicitCwd && (s.paths == pathsNone || len(operands) == 0) {
+		e.reads = append(e.reads, plainWord("."))
+	}
+	return e
+}
+
+// appendPaths adds operands that name files ("-" is standard input).
+func appendPaths(dst, operands []word) []word {
+	for _, o := range operands {
+		if o.text == "-" && o.static() {
+			continue
+		}
+		dst = append(dst, o)
+	}
+	return dst
+}
+
+// optPath is the file an option names, or an unknown path when its value
+// is missing.
+func optPath(o option) word {
+	if !o.has {
+		return unknownPath()
+	}
+	return o.value
+}
+
+// optIn reports whether the option name is in list; long options match by
+// unambiguous prefix as getopt_long does, so `--out` counts as `--output`.
+func optIn(name string, list []string) bool {
+	for _, l := range list {
+		if name == l {
+			return true
+		}
+		if strings.HasPrefix(name, "--") && strings.HasPrefix(l, "--") && len(name) > 3 && strings.HasPrefix(l, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// scanArgs splits arguments GNU style: options may come after operands
+// until "--"; short options in argShort and long ones in argLong take a
+// value, attached or as the next word. A word only known at run time is an
+// operand.
+func scanArgs(args []word, argShort string, argLong []string) (options, []word) {
+	var opts options
+	var operands []word
+	for i := 0; i < len(args); i++ {
+		a, static := args[i].lit()
+		switch {
+		case !static || a == "-" || !strings.HasPrefix(a, "-"):
+			operands = append(operands, args[i])
+		case a == "--":
+			return opts, append(operands, args[i+1:]...)
+		case strings.HasPrefix(a, "--"):
+			name, val, eq := strings.Cut(a, "=")
+			opt := option{name: name}
+			if eq {
+				opt.value, opt.has = plainWord(val), true
+			} else if full, ok := matchLong(name, argLong); ok {
+				opt.name = "--" + full
+				if i+1 < len(args) {
+					i++
+					opt.value, opt.has = args[i], true
+				}
+			}
+			opts = append(opts, opt)
+		default:
+			for j := 1; j < len(a); j++ {
+				opt := option{name: "-" + a[j:j+1]}
+				if strings.IndexByte(argShort, a[j]) >= 0 {
+					if j+1 < len(a) {
+						opt.value, opt.has = plainWord(a[j+1:]), true
+					} else if i+1 < len(args) {
+						i++
+						opt.value, opt.has = args[i], true
+					}
+					opts = append(opts, opt)
+					break
+				}
+				opts = append(opts, opt)
+			}
+		}
+	}
+	return opts, operands
+}
+
+// envEffect: env and printenv only print unless given a command.
+func envEffect(args []word) effect {
+	i, opts, ok := scanOpts(args, "uCS", []string{"unset", "chdir", "split-string"})
+	if !ok {
+		return notReadOnly("`env` has an argument only known at run time")
+	}
+	if opts.has("-S", "--split-string", "-C", "--chdir") {
+		return notReadOnly("`env` runs a command")
+	}
+	rest, ok := skipAssignments(args[i:])
+	if !ok || len(rest) > 0 {
+		return notReadOnly("`env` runs a command")
+	}
+	return effect{readOnly: true}
+}
+
+// findEffect: find is read-only without its actions that run programs,
+// delete or write files.
+func findEffect(args []word) effect {
+	e := effect{readOnly: true}
+	i := 0
+	// Leading options -H -L -P -D opts -Olevel, then the starting points.
+	for ; i < len(args); i++ {
+		a, static := args[i].lit()
+		if !static {
+			return notReadOnly("`find` has an argument only known at run time or a glob")
+		}
+		if a == "-H" || a == "-L" || a == "-P" || strings.HasPrefix(a, "-O") {
+			continue
+		}
+		if a == "-D" {
+			i++
+			continue
+		}
+		break
+	}
+	paths := 0
+	for ; i < len(args); i++ {
+		a, static := args[i].lit()
+		if static && (strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == ")" || a == ",") {
+			break
+		}
+		if !static && !args[i].glob {
+			return notReadOnly("`find` has an argument only known at run time")
+		}
+		e.reads = append(e.reads, args[i])
+		paths++
+	}
+	if paths == 0 {
+		e.reads = append(e.reads, plainWord("."))
+	}
+	for ; i < len(args); i++ {
+		a, static := args[i].lit()
+		if !static {
+			return notReadOnly("`find` has an argument only known at run time or a glob")
+		}
+		switch a {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			return notReadOnly("`find %s` runs a command", a)
+		case "-delete":
+			return notReadOnly("`find -delete` deletes files")
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			e.readOnly = false
+			e.why = fmt.Sprintf("`find %s` writes a file", a)
+			if i+1 < len(args) {
+				e.writes = append(e.writes, args[i+1])
+			} else {
+				e.writes = append(e.writes, unknownPath())
+			}
+		}
+	}
+	return e
+}
+
+// jqEffect: jq cannot run programs; its filter comes first, then files.
+func jqEffect(args []word) effect {
+	e := effect{readOnly: true}
+	filterGiven := false
+	positionalAreArgs := false
+	var operands []word
+	for i := 0; i < len(args); i++ {
+		a, static := args[i].lit()
+		if !static {
+			if args[i].glob && !args[i].dynamic {
+				operands = append(operands, args[i])
+				continue
+			}
+			return notReadOnly("`jq` has an argument only known at run time")
+		}
+		if positionalAreArgs && !strings.HasPrefix(a, "-") {
+			if !filterGiven {
+				filterGiven = true
+			}
+			continue
+		}
+		switch {
+		case a == "--":
+			operands = append(operands, args[i+1:]...)
+			i = len(args)
+		case a == "--arg" || a == "--argjson":
+			i += 2
+		case a == "--slurpfile" || a == "--rawfile":
+			if i+2 < len(args) {
+				e.reads = append(e.reads, args[i+2])
+			}
+			i += 2
+		case a == "-f" || a == "--from-file":
+			if i+1 < len(args) {
+				e.reads = append(e.reads, args[i+1])
+			}
+			filterGiven = true
+			i++
+		case a == "-L" || a == "--indent":
+			if a == "-L" && i+1 < len(args) {
+				e.reads = append(e.reads, args[i+1])
+			}
+			i++
+		case strings.HasPrefix(a, "-L"):
+			e.reads = append(e.reads, plainWord(a[2:]))
+		case a == "--args" || a == "--jsonargs":
+			positionalAreArgs = true
+		case strings.HasPrefix(a, "-") && a != "-":
+		default:
+			operands = append(operands, args[i])
+		}
+	}
+	if !filterGiven && len(operands) > 0 {
+		operands = operands[1:]
+	}
+	e.reads = appendPaths(e.reads, operands)
+	return e
+}
+
+// teeEffect: tee writes its operands.
+func teeEffect(args []word) effect {
+	opts, operands := scanArgs(args, "", nil)
+	_ = opts
+	files := appendPaths(nil, operands)
+	if len(files) == 0 {
+		return effect{readOnly: true}
+	}
+	e := effect{fileOp: true, writes: files, why: "`tee` writes files"}
+	for _, f := range files {
+		if !f.static() && !f.glob {
+			e.fileOp = false
+		}
+	}
+	return e
+}
+
+// ddEffect: dd reads if= and writes of=.
+func ddEffect(args []word) effect {
+	e := effect{readOnly: true}
+	for _, a := range args {
+		s := a.text
+		switch {
+		case strings.HasPrefix(s, "if="):
+			e.reads = append(e.reads, word{text: s[3:], dynamic: a.dynamic, glob: a.glob})
+		case strings.HasPrefix(s, "of="):
+			e.readOnly = false
+			e.why = "`dd of=` writes a file"
+			e.writes = append(e.writes, word{text: s[3:], dynamic: a.dynamic, glob: a.glob})
+		case a.dynamic:
+			return effect{why: "`dd` has an argument only known at run time", writes: []word{unknownPath()}}
+		}
+	}
+	return e
+}
+
+// fileOpEffect: mkdir, touch, rm, rmdir, mv, cp and ln.
+func fileOpEffect(name string, args []word) effect {
+	var argShort string
+	var argLong []string
+	switch name {
+	case "mkdir":
+		argShort, argLong = "m", []string{"mode", "context"}
+	case "touch":
+		argShort, argLong = "dtr", []string{"date", "reference", "time"}
+	case "mv", "cp", "ln":
+		argShort, argLong = "tS", []string{"target-directory", "suffix"}
+	}
+	e := effect{fileOp: true, why: fmt.Sprintf("`%s` changes files", name)}
+	opts, operands := scanArgs(args, argShort, argLong)
+	for _, a := range args {
+		if a.dynamic && !a.procSubst {
+			e.fileOp = false // where it writes is only known at run time
+		}
+	}
+	var target *word
+	for _, o := range opts {
+		switch o.name {
+		case "-t", "--target-directory":
+			v := optPath(o)
+			target = &v
+		case "-r", "--reference":
+			if name == "touch" {
+				e.reads = append(e.reads, optPath(o))
+			}
+		}
+	}
+	if len(operands) == 0 && target == nil {
+		e.fileOp = false
+		return e
+	}
+	switch name {
+	case "mkdir", "touch":
+		e.writes = operands
+	case "rm", "rmdir":
+		e.writes, e.deletes = operands, operands
+	case "mv", "cp", "ln":
+		sources := operands
+		var dest word
+		switch {
+		case target != nil:
+			dest = *target
+		case len(operands) == 1 && name == "ln":
+			// ln TARGET makes a link named like TARGET in the directory.
+			dest = plainWord(".")
+		case len(operands) >= 2:
+			dest, sources = operands[len(operands)-1], operands[:len(operands)-1]
+		default:
+			e.fileOp = false
+			return e
+		}
+		e.writes = append(e.writes, dest)
+		if dest.static() {
+			// The destination may be a directory: the files land inside.
+			for _, s := range sources {
+				if s.static() && s.text != "" {
+					e.writes = append(e.writes, plainWord(strings.TrimSuffix(dest.text, "/")+"/"+pathBase(s.text)))
+				}
+			}
+		}
+		switch name {
+		case "mv":
+			e.writes = append(e.writes, sources...)
+			e.deletes = sources
+		case "cp":
+			e.reads = sources
+		case "ln":
+			// A symlink's target is read through it later: it must not
+			// point outside; a relative one with ".." is resolved from the
+			// link's directory, which is not checked, so refuse it.
+			for _, s := range sources {
+				if strings.Contains(s.text, "..") && !strings.HasPrefix(s.text, "/") {
+					e.fileOp = false
+				}
+			}
+			e.reads = sources
+		}
+	}
+	return e
+}
+
+// downloadEffect: curl and wget are never read-only (they reach the
+// network), but the files they write are still checked.
+func downloadEffect(name string, args []word) effect {
+	e := effect{why: fmt.Sprintf("`%s` reaches the network", name)}
+	var opts options
+	if name == "curl" {
+		opts, _ = scanArgs(args, "AbcCdDeEFHhKmoPQrtTuUwxXyYz", []string{"output", "dump-header", "cookie-jar", "trace", "trace-ascii",
+			"stderr", "etag-save", "libcurl", "hsts", "alt-svc", "output-dir", "upload-file", "config", "data", "data-binary",
+			"header", "user-agent", "cookie", "referer", "form", "request", "url", "user", "proxy", "max-time", "connect-timeout", "write-out"})
+		for _, o := range opts {
+			switch {
+			case optIn(o.name, []string{"-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii",
+				"--stderr", "--etag-save", "--libcurl", "--hsts", "--alt-svc", "--output-dir"}):
+				if v := optPath(o); v.text != "-" {
+					e.writes = append(e.writes, v)
+				}
+			case o.name == "-O" || o.name == "--remote-name" || o.name == "--remote-name-all":
+				e.writes = append(e.writes, plainWord("."))
+			case optIn(o.name, []string{"-T", "--upload-file", "-K", "--config"}):
+				e.reads = append(e.reads, optPath(o))
+			}
+		}
+		return e
+	}
+	opts, _ = scanArgs(args, "OoaPiDeUtTwQ", []string{"output-document", "output-file", "append-output", "directory-prefix",
+		"input-file", "save-cookies", "load-cookies", "post-file", "body-file", "user-agent", "tries", "timeout", "wait", "quota", "header"})
+	hasOut := false
+	for _, o := range opts {
+		switch {
+		case optIn(o.name, []string{"-O", "--output-document", "-o", "--output-file", "-a", "--append-output",
+			"-P", "--directory-prefix", "--save-cookies"}):
+			hasOut = hasOut || optIn(o.name, []string{"-O", "--output-document", "-P", "--directory-prefix"})
+			if v := optPath(o); v.text != "-" {
+				e.writes = append(e.writes, v)
+			}
+		case optIn(o.name, []string{"-i", "--input-file", "--post-file", "--body-file", "--load-cookies"}):
+			e.reads = append(e.reads, optPath(o))
+		}
+	}
+	if !hasOut {
+		e.writes = append(e.writes, plainWord("."))
+	}
+	return e
+}
+
+// testEffect: test and [ only test, except that -v and -R evaluate an
+// array subscript in their operand (`[ -v 'a[$(rm x)]' ]` runs rm). A word
+// only known at run time is accepted only where it cannot be an operator:
+// quoted, right after a unary test or next to a binary one.
+func testEffect(name string, args []word) effect {
+	if name == "[" && len(args) > 0 {
+		if s, ok := args[len(args)-1].lit(); ok && s == "]" {
+			args = args[:len(args)-1]
+		}
+	}
+	static := func(i int) string {
+		if i < 0 || i >= len(args) {
+			return ""
+		}
+		s, _ := args[i].lit()
+		return s
+	}
+	for i, a := range args {
+		if s, ok := a.lit(); ok {
+			if s == "-v" || s == "-R" {
+				return notReadOnly("`%s %s` evaluates a variable name", name, s)
+			}
+			continue
+		}
+		if a.split || a.glob {
+			return notReadOnly("`%s` has an unquoted expansion that could become an operator", name)
+		}
+		if len(args) == 1 || testUnary(static(i-1)) || testBinary(static(i-1)) || testBinary(static(i+1)) {
+			continue
+		}
+		return notReadOnly("`%s` has an expansion where an operator could be", name)
+	}
+	return effect{readOnly: true}
+}
+
+func testUnary(op string) bool {
+	switch op {
+	case "-n", "-z", "-e", "-f", "-d", "-r", "-w", "-x", "-s", "-L", "-h", "-b", "-c", "-p", "-S", "-t",
+		"-g", "-u", "-k", "-O", "-G", "-N", "-a", "!":
+		return true
+	}
+	return false
+}
+
+func testBinary(op string) bool {
+	switch op {
+	case "=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef":
+		return true
+	}
+	return false
+}
+
+// pathBase is the last element of a path as written.
+func pathBase(p string) string {
+	p = strings.TrimRight(p, "/")
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
