@@ -11,6 +11,7 @@ import (
 
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
+	"github.com/tackcode/tack/internal/tool"
 )
 
 func testOptions(t *testing.T, srv *llmtest.Server) Options {
@@ -227,5 +228,100 @@ func TestReadDenyRulesHideFilesFromSearch(t *testing.T) {
 	}
 	if !read.IsError || strings.Contains(llm.TextOf(read.Content), "secret") {
 		t.Errorf("read: %+v", read)
+	}
+}
+
+func TestNotificationHookWhenAskingForPermission(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.ToolUse("Write", map[string]string{"file_path": "a.txt", "content": "A"})),
+		llmtest.Reply(llmtest.Text("done")))
+	opts := testOptions(t, srv)
+	var notes []string
+	opts.Hooks = map[HookEvent][]HookMatcher{HookNotification: {{Matcher: "permission_prompt", Hooks: []HookCallback{
+		func(_ context.Context, in HookInput, payload json.RawMessage) (*HookOutput, error) {
+			notes = append(notes, string(payload))
+			return nil, nil
+		}}}}}
+	opts.CanUseTool = func(context.Context, string, json.RawMessage, ToolPermissionContext) (PermissionResult, error) {
+		return PermissionResult{Allow: true}, nil
+	}
+	collect(t, context.Background(), "write", opts)
+	if len(notes) != 1 || !strings.Contains(notes[0], `"notification_type":"permission_prompt"`) || !strings.Contains(notes[0], "Write") {
+		t.Errorf("notifications %v", notes)
+	}
+}
+
+func TestPromptHookAsksTheModel(t *testing.T) {
+	// The Stop hook's model (the small one) answers between the main turns.
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.Text("done")),
+		llmtest.Reply(llmtest.Text(`{"ok": false, "reason": "the tests were not run"}`)),
+		llmtest.Reply(llmtest.Text("ran the tests: all pass")),
+		llmtest.Reply(llmtest.Text(`{"ok": true}`)))
+	opts := testOptions(t, srv)
+	opts.Settings = `{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Did the assistant run the tests? $ARGUMENTS"}]}]}}`
+	msgs := collect(t, context.Background(), "fix it", opts)
+	res := msgs[len(msgs)-1].(*ResultMessage)
+	if res.IsError || res.Text() != "ran the tests: all pass" {
+		t.Fatalf("result %+v", res)
+	}
+	reqs := srv.Requests()
+	if reqs[1].Model != "claude-haiku-4-5" || !strings.Contains(reqs[1].LastUserText(), "Did the assistant run the tests?") ||
+		!strings.Contains(reqs[1].LastUserText(), `"last_assistant_message":"done"`) {
+		t.Errorf("hook request: model %s, %q", reqs[1].Model, reqs[1].LastUserText())
+	}
+	if !strings.Contains(reqs[2].LastUserText(), "the tests were not run") {
+		t.Errorf("feedback %q", reqs[2].LastUserText())
+	}
+	if _, ok := res.ModelUsage["claude-haiku-4-5"]; !ok {
+		t.Errorf("the hook's model call is not counted: %+v", res.ModelUsage)
+	}
+}
+
+// approverTool speaks the --permission-prompt-tool protocol.
+type approverTool struct{ calls *[]string }
+
+func (approverTool) Name() string        { return "mcp__approver__decide" }
+func (approverTool) Description() string { return "approves calls" }
+func (approverTool) InputSchema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"tool_name":{"type":"string"},"input":{"type":"object"},"tool_use_id":{"type":"string"}},"additionalProperties":false}`)
+}
+func (approverTool) ReadOnly(json.RawMessage) bool { return true }
+func (a approverTool) Run(_ context.Context, _ *tool.Env, input json.RawMessage) (tool.Result, error) {
+	*a.calls = append(*a.calls, string(input))
+	if strings.Contains(string(input), "forbidden") {
+		return tool.TextResult(`{"behavior":"deny","message":"the approver says no"}`, nil), nil
+	}
+	return tool.TextResult(`{"behavior":"allow","updatedInput":{"file_path":"approved.txt","content":"ok"}}`, nil), nil
+}
+
+func TestPermissionPromptTool(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.ToolUse("Write", map[string]string{"file_path": "a.txt", "content": "A"}),
+			llmtest.ToolUse("Write", map[string]string{"file_path": "forbidden.txt", "content": "B"})),
+		llmtest.Reply(llmtest.Text("done")))
+	opts := testOptions(t, srv)
+	var calls []string
+	opts.extraTools = []tool.Tool{approverTool{&calls}}
+	opts.PermissionPromptTool = "mcp__approver__decide"
+	msgs := collect(t, context.Background(), "write", opts)
+	res := msgs[len(msgs)-1].(*ResultMessage)
+	if len(calls) != 2 || !strings.Contains(calls[0], `"tool_name":"Write"`) || !strings.Contains(calls[0], `"tool_use_id":"toolu_`) {
+		t.Fatalf("approver calls %v", calls)
+	}
+	if b, err := os.ReadFile(filepath.Join(opts.Cwd, "approved.txt")); err != nil || string(b) != "ok" {
+		t.Errorf("the approved, rewritten write did not happen: %q %v", b, err)
+	}
+	if len(res.PermissionDenials) != 1 || llm.TextOf(srv.Requests()[1].ToolResults()[1].Content) != "the approver says no" {
+		t.Errorf("denials %+v", res.PermissionDenials)
+	}
+	// An approver that does not exist is a setup error.
+	opts.extraTools, opts.PermissionPromptTool = nil, "mcp__nobody__home"
+	var got error
+	for _, err := range Query(context.Background(), "x", opts) {
+		got = err
+	}
+	if got == nil || !strings.Contains(got.Error(), "mcp__nobody__home") {
+		t.Errorf("err %v", got)
 	}
 }

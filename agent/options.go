@@ -2,9 +2,12 @@ package agent
 
 import (
 	"context"
+
 	"encoding/json"
 	"log/slog"
 	"net/http"
+
+	"github.com/tackcode/tack/internal/tool"
 )
 
 // PermissionMode says how tool calls that no rule decides are treated.
@@ -99,6 +102,10 @@ type Options struct {
 	HTTPClient *http.Client
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
+	// extraTools are more tools, offered beside the built-in ones. The
+	// public form (in-process tools declared in Go, MCP tools) comes with
+	// the SDK and MCP work; tests use this.
+	extraTools []tool.Tool
 	// Entrypoint is recorded in transcripts ("cli", "sdk-go"…); "" means "sdk-go".
 	Entrypoint string
 }

@@ -243,6 +243,7 @@ func (g sessionGate) Ask(ctx context.Context, c engine.ToolCall, reason string) 
 		return engine.Verdict{Behavior: engine.Deny, Unattended: true, Message: reason + " (dontAsk mode denies what it would ask)"}
 	}
 	if cb := s.opts.CanUseTool; cb != nil {
+		g.notifyWaiting(ctx, c)
 		res, err := cb(ctx, c.Name, c.Input, ToolPermissionContext{ToolUseID: c.ID, Reason: reason})
 		if err != nil {
 			return engine.Verdict{Behavior: engine.Deny, Message: fmt.Sprintf("Permission check for %s failed: %v", c.Name, err)}
@@ -250,11 +251,26 @@ func (g sessionGate) Ask(ctx context.Context, c engine.ToolCall, reason string) 
 		return verdictOf(res, c.Name)
 	}
 	if name := s.opts.PermissionPromptTool; name != "" {
+		g.notifyWaiting(ctx, c)
 		return g.askTool(ctx, name, c)
 	}
 	return engine.Verdict{Behavior: engine.Deny, Unattended: true, Message: fmt.Sprintf(
 		"%s: nobody can approve it here. To allow it, add a permission rule (--allowedTools %q, or permissions.allow in .claude/settings.json) or choose a permission mode such as acceptEdits.",
 		strings.TrimSuffix(reason, "."), c.Name)}
+}
+
+// notifyWaiting fires the Notification hooks: someone is being asked for
+// permission (a desktop notifier can tell the user tack is waiting).
+func (g sessionGate) notifyWaiting(ctx context.Context, c engine.ToolCall) {
+	s := g.s
+	if !s.hooks.Has(hook.Notification) {
+		return
+	}
+	out := s.hooks.Run(ctx, &hook.NotificationInput{Base: s.hookBase(), NotificationType: "permission_prompt",
+		Title: "Permission needed", Message: fmt.Sprintf("tack needs your permission to use %s", c.Name)})
+	for _, m := range append(out.SystemMessages, out.Errors...) {
+		notify(s.opts, m)
+	}
 }
 
 func verdictOf(res PermissionResult, toolName string) engine.Verdict {

@@ -39,6 +39,7 @@ type agentSession struct {
 	settings  *config.Merged
 	checker   *permission.Checker
 	hooks     *hook.Runner
+	hookBase  func() hook.Base
 	recorder  *session.Writer
 	engine    *engine.Session
 }
@@ -127,11 +128,12 @@ func newSession(opts Options) (*agentSession, error) {
 		return nil, err
 	}
 
-	all := builtin.All()
+	all := append(builtin.All(), opts.extraTools...)
 	offered, err := builtin.Select(opts.Tools)
 	if err != nil {
 		return nil, err
 	}
+	offered = append(offered, opts.extraTools...)
 	removed := removedTools(rules)
 	var tools []tool.Tool
 	for _, t := range offered {
@@ -190,6 +192,7 @@ func newSession(opts Options) (*agentSession, error) {
 	hookBase := func() hook.Base {
 		return hook.Base{SessionID: sessionID, TranscriptPath: transcript, Cwd: env.Cwd(), PermissionMode: string(checker.Mode())}
 	}
+	s.hookBase = hookBase
 	s.hooks, err = hook.New(hook.Options{
 		Hooks: hookConfig(settings, opts.Hooks),
 		Settings: hook.Settings{Env: settings.Env, AllowedHTTPHookURLs: optionalTexts(settings.AllowedHTTPHookURLs),
@@ -199,7 +202,9 @@ func newSession(opts Options) (*agentSession, error) {
 		IfMatcher: func(rule, toolName string, input json.RawMessage) (bool, error) {
 			return permission.MatchRule(rule, permission.Call{Tool: toolName, Input: input, Cwd: env.Cwd()}, cwd)
 		},
-		Provider:   provider,
+		// Through env, whose provider the engine meters: what prompt hooks
+		// spend is counted with the rest.
+		Provider:   envProvider{env},
 		SmallModel: small,
 		Observer:   hookLog.Observe,
 	})
@@ -261,6 +266,13 @@ func newSession(opts Options) (*agentSession, error) {
 	}
 	s.engine = eng
 	return s, nil
+}
+
+// envProvider calls the model through the session's tool environment.
+type envProvider struct{ env *tool.Env }
+
+func (p envProvider) Stream(ctx context.Context, req *llm.Request, obs llm.Observer) (*llm.Response, error) {
+	return p.env.Model.Provider.Stream(ctx, req, obs)
 }
 
 func notify(opts Options, msg string) {
