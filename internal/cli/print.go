@@ -47,7 +47,7 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.BoolVarP(&f.print, "print", "p", false, "print the response and exit (non-interactive)")
 	fl.StringVar(&f.outputFormat, "output-format", "text", "print-mode output: text, json or stream-json")
 	fl.StringVar(&f.inputFormat, "input-format", "text", "print-mode input: text")
-	fl.BoolVar(&f.verbose, "verbose", false, "json: print every message as an array instead of the result only")
+	fl.BoolVar(&f.verbose, "verbose", false, "json: print every message as an array; text: print the cost to stderr")
 	fl.BoolVar(&f.includePartial, "include-partial-messages", false, "stream-json: include raw streaming events")
 	fl.IntVar(&f.maxTurns, "max-turns", 0, "stop after this many model round trips (0: no limit)")
 	fl.Float64Var(&f.maxBudgetUSD, "max-budget-usd", 0, "stop once this much has been spent, in USD (0: no limit)")
@@ -193,6 +193,9 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 	}
 	if result == nil {
 		return errors.New("the session ended without a result")
+	}
+	if f.outputFormat == "text" && f.verbose {
+		fmt.Fprint(stdio.Err, result.CostReport())
 	}
 	if result.IsError {
 		if f.outputFormat == "text" {

@@ -29,9 +29,11 @@ type Options struct {
 	Replace string
 	// ReplaceSet is true when Replace was given, even empty.
 	ReplaceSet bool
-	// Append is added after the main prompt (--append-system-prompt).
+	// Append is added last (--append-system-prompt).
 	Append string
-	Env    Env
+	// AutoMemory is the rendered auto memory (MEMORY.md), if any.
+	AutoMemory string
+	Env        Env
 }
 
 // Env is what the model is told about where it runs.
@@ -58,26 +60,26 @@ func DetectEnv(cwd string, now time.Time, getenv func(string) string) Env {
 	}
 }
 
-// System returns the system blocks.
+// System returns the system blocks, in a fixed order: identity, main
+// prompt, auto memory, environment, appended text. Each part is its own
+// block so that the parts never shift into each other.
 func System(o Options) []llm.Block {
-	body := mainPrompt
-	if o.ReplaceSet {
-		body = o.Replace
-	}
-	var b strings.Builder
-	b.WriteString(strings.TrimSpace(body))
-	if !o.ReplaceSet {
-		b.WriteString("\n\n")
-		b.WriteString(o.Env.describe())
-	}
-	if a := strings.TrimSpace(o.Append); a != "" {
-		b.WriteString("\n\n")
-		b.WriteString(a)
-	}
 	blocks := []llm.Block{llm.Text(strings.TrimSpace(identity))}
-	if text := strings.TrimSpace(b.String()); text != "" {
-		blocks = append(blocks, llm.Text(text))
+	add := func(text string) {
+		if text = strings.TrimSpace(text); text != "" {
+			blocks = append(blocks, llm.Text(text))
+		}
 	}
+	if o.ReplaceSet {
+		add(o.Replace)
+	} else {
+		add(mainPrompt)
+	}
+	add(o.AutoMemory)
+	if !o.ReplaceSet {
+		add(o.Env.describe())
+	}
+	add(o.Append)
 	return blocks
 }
 

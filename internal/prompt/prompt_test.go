@@ -12,26 +12,23 @@ import (
 
 func TestSystemBlocks(t *testing.T) {
 	env := Env{Cwd: "/work/app", IsGitRepo: true, Platform: "linux", Shell: "bash", OSVersion: "Linux 6.1", Date: "2026-11-30", Model: "claude-opus-5-5"}
-	blocks := System(Options{Env: env, Append: "Answer in French."})
-	if len(blocks) != 2 || !strings.Contains(blocks[0].Text, "tack") {
+	blocks := System(Options{Env: env, Append: "Answer in French.", AutoMemory: "remember: tabs"})
+	if len(blocks) != 5 || !strings.Contains(blocks[0].Text, "tack") || blocks[2].Text != "remember: tabs" || blocks[4].Text != "Answer in French." {
 		t.Fatalf("blocks %+v", blocks)
 	}
-	main := blocks[1].Text
+	main := llm.TextOf(blocks[1:4])
 	for _, want := range []string{"# Using tools", "Working directory: /work/app", "Git repository: yes", "Platform: linux",
 		"Shell: bash", "OS version: Linux 6.1", "Today's date: 2026-11-30", "Model: claude-opus-5-5"} {
 		if !strings.Contains(main, want) {
 			t.Errorf("main prompt lacks %q", want)
 		}
 	}
-	if !strings.HasSuffix(main, "Answer in French.") {
-		t.Errorf("append is not last")
-	}
 	// The same inputs give the same bytes: the prompt sits in the cached prefix.
-	if again := System(Options{Env: env, Append: "Answer in French."}); llm.TextOf(again) != llm.TextOf(blocks) {
+	if again := System(Options{Env: env, Append: "Answer in French.", AutoMemory: "remember: tabs"}); llm.TextOf(again) != llm.TextOf(blocks) {
 		t.Error("System is not deterministic")
 	}
 	replaced := System(Options{Replace: "You are a pirate.", ReplaceSet: true, Append: "Arr.", Env: env})
-	if len(replaced) != 2 || replaced[1].Text != "You are a pirate.\n\nArr." {
+	if len(replaced) != 3 || replaced[1].Text != "You are a pirate." || replaced[2].Text != "Arr." {
 		t.Errorf("replaced %+v", replaced)
 	}
 	if empty := System(Options{ReplaceSet: true, Env: env}); len(empty) != 1 {

@@ -59,3 +59,19 @@ func TestResultOmitsTextOnError(t *testing.T) {
 		t.Error("Text of an error result")
 	}
 }
+
+func TestCostReport(t *testing.T) {
+	r := &Result{TotalCostUSD: 0.01234, DurationAPIMS: 1234, DurationMS: 250, ModelUsage: map[string]ModelUsage{
+		"claude-sonnet-5-5": {InputTokens: 1200, OutputTokens: 300, CacheReadInputTokens: 5_000_000, CacheCreationInputTokens: 2700, CostUSD: 0.01},
+		"claude-haiku-4-5":  {InputTokens: 10, CostUSD: 0.00234},
+	}}
+	want := "Total cost:            $0.0123\n" +
+		"Total duration (API):  1.2s\n" +
+		"Total duration (wall): 250ms\n" +
+		"Usage by model:\n" +
+		"  claude-haiku-4-5: 10 input, 0 output, 0 cache read, 0 cache write ($0.0023)\n" +
+		"  claude-sonnet-5-5: 1.2k input, 300 output, 5.0M cache read, 2.7k cache write ($0.0100)\n"
+	if got := r.CostReport(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
