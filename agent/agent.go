@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"strings"
 
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/protocol"
@@ -64,6 +65,22 @@ func Query(ctx context.Context, prompt string, opts Options) iter.Seq2[Message, 
 			}
 		}
 		emit(s.initMessage())
-		s.engine.Run(ctx, []llm.Block{llm.Text(prompt)}, emit)
+		if instructions, ok := compactCommand(prompt); ok {
+			s.engine.Compact(ctx, instructions, emit)
+		} else {
+			s.engine.Run(ctx, []llm.Block{llm.Text(prompt)}, emit)
+		}
+		if err := s.saveRecord(s.lastTool()); err != nil {
+			notify(s.opts, "session record: "+err.Error())
+		}
 	}
+}
+
+// compactCommand recognises "/compact [instructions]".
+func compactCommand(prompt string) (instructions string, ok bool) {
+	p := strings.TrimSpace(prompt)
+	if p != "/compact" && !strings.HasPrefix(p, "/compact ") && !strings.HasPrefix(p, "/compact\n") {
+		return "", false
+	}
+	return strings.TrimSpace(strings.TrimPrefix(p, "/compact")), true
 }

@@ -93,6 +93,25 @@ type Options struct {
 	IncludePartialMessages bool
 	// SessionID pins the session id (a UUID); "" makes a new one.
 	SessionID string
+	// Continue resumes the most recent session of the working directory.
+	Continue bool
+	// Resume resumes the session with this id or name.
+	Resume string
+	// ForkSession continues a resumed session under a new id, leaving the
+	// original as it was.
+	ForkSession bool
+	// ResumeSessionAt resumes from the message with this uuid, dropping
+	// what came after it.
+	ResumeSessionAt string
+	// Name names the session, so that Resume finds it by name.
+	Name string
+	// MCPConfig, StrictMCPConfig, Agent and PluginDirs are the launch
+	// options of the MCP, agent and plugin work; they are recorded with the
+	// session and restored on resume.
+	MCPConfig       []string
+	StrictMCPConfig bool
+	Agent           string
+	PluginDirs      []string
 	// NoSessionPersistence writes no transcript.
 	NoSessionPersistence bool
 	// Env adds environment variables for tool processes and overrides the

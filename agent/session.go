@@ -11,11 +11,13 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/tackcode/tack/internal/compact"
 	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/engine"
 	"github.com/tackcode/tack/internal/hook"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/anthropic"
+	"github.com/tackcode/tack/internal/memory"
 	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/prompt"
 	"github.com/tackcode/tack/internal/protocol"
@@ -40,8 +42,17 @@ type agentSession struct {
 	checker   *permission.Checker
 	hooks     *hook.Runner
 	hookBase  func() hook.Base
-	recorder  *session.Writer
-	engine    *engine.Session
+	memory    *memory.Set
+	// projectDir holds the session's transcript and records; "" when the
+	// session is not persisted.
+	projectDir string
+	// system and toolSpecs are the prefix of every request.
+	system    []llm.Block
+	toolSpecs []llm.ToolSpec
+	// costBase is what the session spent before this process resumed it.
+	costBase float64
+	recorder *session.Writer
+	engine   *engine.Session
 }
 
 // newSession turns options into a ready engine session: settings, policy,
@@ -61,6 +72,12 @@ func newSession(opts Options) (*agentSession, error) {
 			return v
 		}
 		return os.Getenv(k)
+	}
+	projectDir := session.ProjectDir(session.ConfigDir(processEnv), cwd, processEnv)
+	// A resumed session brings back the options it was launched with.
+	res, opts, err := findResumed(opts, projectDir)
+	if err != nil {
+		return nil, err
 	}
 	settings, err := loadSettings(opts, cwd, processEnv)
 	if err != nil {
@@ -182,10 +199,22 @@ func newSession(opts Options) (*agentSession, error) {
 		if entry == "" {
 			entry = "sdk-go"
 		}
-		dir := session.ProjectDir(session.ConfigDir(getenv), cwd, getenv)
-		transcript = filepath.Join(dir, sessionID+".jsonl")
-		s.recorder = session.NewWriter(transcript, session.Meta{SessionID: sessionID, Cwd: cwd, Version: version.Version, Entrypoint: entry}, "")
+		s.projectDir = projectDir
+		transcript = filepath.Join(projectDir, sessionID+".jsonl")
+		parent := ""
+		if res != nil {
+			parent = res.transcript.Leaf
+		}
+		s.recorder = session.NewWriter(transcript, session.Meta{SessionID: sessionID, Cwd: cwd, Version: version.Version, Entrypoint: entry}, parent)
 		recorder = s.recorder
+		if opts.Name != "" && (res == nil || res.transcript.Meta.Name != opts.Name) {
+			if err := s.recorder.SetTitle(opts.Name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if res != nil && res.workflow != nil {
+		s.costBase = res.workflow.CostUSD
 	}
 
 	hookLog := &engine.HookLog{}
@@ -212,11 +241,41 @@ func newSession(opts Options) (*agentSession, error) {
 		return nil, err
 	}
 
+	// Project memory (CLAUDE.md and friends) opens the first message; the
+	// auto memory goes into the system prompt.
+	memOpts := memory.DefaultOptions(cwd, getenv)
+	memOpts.Excludes = config.Texts(settings.ClaudeMdExcludes)
+	memOpts.AutoMemoryPath = filepath.Join(session.ProjectDir(session.ConfigDir(getenv), cwd, getenv), "memory", "MEMORY.md")
+	mem, err := memory.Load(memOpts)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range mem.Problems {
+		notify(opts, "memory: "+p)
+	}
+	s.memory = mem
+	tracker := mem.Tracker()
+	env.NestedMemory = func(path string) []llm.Block {
+		var out []llm.Block
+		for _, f := range tracker.OnRead(path) {
+			out = append(out, memory.Render(f))
+		}
+		return out
+	}
+	sessionContext := mem.Blocks()
+	autoMemory := ""
+	if b, ok := mem.AutoBlock(); ok {
+		autoMemory = b.Text
+	}
+
 	// SessionStart hooks may give the model context for the whole session.
-	var sessionContext []llm.Block
 	start := hookBase()
 	start.PermissionMode = ""
-	if out := s.hooks.Run(context.Background(), &hook.SessionStartInput{Base: start, Source: "startup", Model: model.ID}); true {
+	source := "startup"
+	if res != nil {
+		source = "resume"
+	}
+	if out := s.hooks.Run(context.Background(), &hook.SessionStartInput{Base: start, Source: source, Model: model.ID}); true {
 		for _, m := range append(out.SystemMessages, out.Errors...) {
 			notify(opts, m)
 		}
@@ -229,13 +288,32 @@ func newSession(opts Options) (*agentSession, error) {
 	penv := prompt.DetectEnv(cwd, time.Now(), getenv)
 	penv.Model = model.ID
 	penv.ExtraDirs = checker.Dirs()
-	popts := prompt.Options{Append: opts.AppendSystemPrompt, Env: penv}
+	popts := prompt.Options{Append: opts.AppendSystemPrompt, Env: penv, AutoMemory: autoMemory}
 	if opts.SystemPrompt != nil {
 		popts.Replace, popts.ReplaceSet = *opts.SystemPrompt, true
+	}
+	// A resumed session re-sends the system prompt and tools of its first
+	// request byte for byte, so the prompt cache still holds.
+	s.system, s.toolSpecs = prompt.System(popts), registry.Specs()
+	var toolSpecs []llm.ToolSpec
+	if res != nil && res.prefix != nil {
+		if blocks, err := res.prefix.SystemBlocks(); err == nil {
+			s.system = blocks
+		}
+		if specs, err := res.prefix.ToolSpecs(); err == nil && sameTools(specs, s.toolSpecs) {
+			toolSpecs, s.toolSpecs = specs, specs
+		}
 	}
 	var thinking *llm.Thinking
 	if opts.MaxThinkingTokens > 0 {
 		thinking = &llm.Thinking{Type: "enabled", BudgetTokens: opts.MaxThinkingTokens}
+	}
+	threshold, terr := compact.Threshold(getenv, 0)
+	if terr != nil {
+		notify(opts, "compaction: "+terr.Error())
+	}
+	if getenv("DISABLE_AUTO_COMPACT") == "1" {
+		threshold = -1
 	}
 	eng, err := engine.New(engine.Config{
 		SessionID:         sessionID,
@@ -243,7 +321,8 @@ func newSession(opts Options) (*agentSession, error) {
 		Catalog:           catalog,
 		Model:             model,
 		FallbackModel:     fallback,
-		System:            prompt.System(popts),
+		System:            s.system,
+		ToolSpecs:         toolSpecs,
 		Context:           sessionContext,
 		Tools:             registry,
 		Env:               env,
@@ -260,9 +339,22 @@ func newSession(opts Options) (*agentSession, error) {
 		DisableCache:      getenv("DISABLE_PROMPT_CACHING") == "1",
 		IncludePartial:    opts.IncludePartialMessages,
 		Recorder:          recorder,
+		Compaction: engine.Compaction{Threshold: threshold, KeepMessages: 4, Memory: func() []llm.Block {
+			// Root memory is re-read from disk: edits made during the
+			// session count; nested memory is not brought back.
+			fresh, err := s.memory.Reload()
+			if err != nil {
+				notify(opts, "memory: "+err.Error())
+				return s.memory.Blocks()
+			}
+			return fresh.Blocks()
+		}},
 	})
 	if err != nil {
 		return nil, err
+	}
+	if res != nil {
+		eng.Restore(res.transcript.Messages)
 	}
 	s.engine = eng
 	return s, nil

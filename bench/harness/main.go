@@ -157,7 +157,10 @@ func run(runs, roundTrips int, tackPath, claudePath string) error {
 		line += "\t\t"
 	}
 	fmt.Fprintln(tw, line+"≤ 2 ms\t")
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return longRuns(work, repo, tackPath, target)
 }
 
 // scenario runs prompt runs times against a fresh fake API serving turns.

@@ -207,7 +207,7 @@ func TestScriptedSessionLeavesFilesAsScripted(t *testing.T) {
 		t.Fatalf("transcript: %v", err)
 	}
 	prev := ""
-	recs := lines(t, string(data))
+	recs := conversation(lines(t, string(data)))
 	for i, r := range recs {
 		parent, _ := r["parentUuid"].(string)
 		if parent != prev {
@@ -477,7 +477,7 @@ func TestInterruptKillsToolAndRecordsIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := lines(t, string(data))
+	recs := conversation(lines(t, string(data)))
 	last := recs[len(recs)-1]
 	if !strings.Contains(fmt.Sprint(last["message"]), "[Request interrupted by user for tool use]") {
 		t.Errorf("the transcript does not end with the interruption: %v", last)
@@ -556,4 +556,16 @@ func alive(pid int) bool {
 		}
 	}
 	return true
+}
+
+// conversation keeps the user and assistant records of a transcript (not
+// metadata such as last-prompt).
+func conversation(recs []map[string]any) []map[string]any {
+	var out []map[string]any
+	for _, r := range recs {
+		if r["type"] == "user" || r["type"] == "assistant" {
+			out = append(out, r)
+		}
+	}
+	return out
 }

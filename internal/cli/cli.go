@@ -110,6 +110,6 @@ The prompt is the argument, standard input, or both (input first).`,
 	// the binary (tens of megabytes more to page in at start-up).
 	cmd.Flags().BoolVarP(&showVersion, "version", "v", false, "print the version and exit")
 	f.register(cmd)
-	cmd.AddCommand(newConfigCmd(stdio))
+	cmd.AddCommand(newConfigCmd(stdio), newSessionsCmd(stdio))
 	return cmd
 }

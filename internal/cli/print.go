@@ -40,6 +40,15 @@ type printFlags struct {
 	addDirs              []string
 	permissionPromptTool string
 	includeHookEvents    bool
+	continueSession      bool
+	resume               string
+	forkSession          bool
+	resumeSessionAt      string
+	name                 string
+	mcpConfig            []string
+	strictMCPConfig      bool
+	agentName            string
+	pluginDirs           []string
 }
 
 func (f *printFlags) register(cmd *cobra.Command) {
@@ -71,6 +80,15 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.addDirs, "add-dir", nil, "another working directory (repeatable)")
 	fl.StringVar(&f.permissionPromptTool, "permission-prompt-tool", "", "a tool that approves calls needing approval")
 	fl.BoolVar(&f.includeHookEvents, "include-hook-events", false, "stream-json: include hook_started / hook_response messages")
+	fl.BoolVarP(&f.continueSession, "continue", "c", false, "continue the most recent session in this directory")
+	fl.StringVarP(&f.resume, "resume", "r", "", "resume a session by id or name")
+	fl.BoolVar(&f.forkSession, "fork-session", false, "with --resume/--continue: continue under a new session id")
+	fl.StringVar(&f.resumeSessionAt, "resume-session-at", "", "with --resume: resume from this message uuid")
+	fl.StringVarP(&f.name, "name", "n", "", "name the session (so --resume NAME finds it)")
+	fl.StringArrayVar(&f.mcpConfig, "mcp-config", nil, "MCP server configuration (file or JSON; recorded with the session)")
+	fl.BoolVar(&f.strictMCPConfig, "strict-mcp-config", false, "use only the MCP servers of --mcp-config")
+	fl.StringVar(&f.agentName, "agent", "", "the agent the session runs as (recorded with the session)")
+	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "load a plugin from this folder (recorded with the session)")
 	_ = fl.MarkHidden("allowed-tools")
 	_ = fl.MarkHidden("disallowed-tools")
 }
@@ -92,9 +110,28 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 		NoSessionPersistence:   f.noSessionPersistence,
 		Entrypoint:             "cli",
 		Settings:               f.settings,
-		AddDirs:                f.addDirs,
 		PermissionPromptTool:   f.permissionPromptTool,
 		IncludeHookEvents:      f.includeHookEvents,
+		Continue:               f.continueSession,
+		Resume:                 f.resume,
+		ForkSession:            f.forkSession,
+		ResumeSessionAt:        f.resumeSessionAt,
+		Name:                   f.name,
+		StrictMCPConfig:        f.strictMCPConfig,
+		Agent:                  f.agentName,
+	}
+	// Lists stay nil when the flag is absent, so that a resume restores
+	// the recorded ones.
+	if cmd.Flags().Changed("mcp-config") {
+		opts.MCPConfig = f.mcpConfig
+	}
+	if cmd.Flags().Changed("plugin-dir") {
+		opts.PluginDirs = f.pluginDirs
+	}
+	if cmd.Flags().Changed("add-dir") {
+		opts.AddDirs = f.addDirs
+	} else {
+		opts.AddDirs = nil
 	}
 	if cmd.Flags().Changed("setting-sources") {
 		opts.SettingSources = []string{}
@@ -171,6 +208,9 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 		return err
 	}
 	opts.Notify = func(msg string) { fmt.Fprintf(stdio.Err, "tack: %s\n", msg) }
+	if len(opts.MCPConfig) > 0 || opts.Agent != "" || len(opts.PluginDirs) > 0 {
+		opts.Notify("--mcp-config, --agent and --plugin-dir are recorded with the session, but MCP servers, agents and plugins are not supported yet")
+	}
 	r := newRenderer(f.outputFormat, f.verbose, stdio.Out)
 	var result *agent.ResultMessage
 	for msg, err := range agent.Query(ctx, prompt, opts) {

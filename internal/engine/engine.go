@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/tackcode/tack/internal/compact"
 	"github.com/tackcode/tack/internal/hook"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/protocol"
@@ -40,7 +41,11 @@ type Config struct {
 	// files, reminders); they sit in the cached prefix.
 	Context []llm.Block
 	Tools   *tool.Registry
-	Env     *tool.Env
+	// ToolSpecs, when set, is the tools array sent instead of the
+	// registry's (a resumed session re-sends its original bytes); the
+	// registry still validates and runs the calls.
+	ToolSpecs []llm.ToolSpec
+	Env       *tool.Env
 	// Gate decides whether each tool call may run. Nil allows everything.
 	Gate Gate
 	// Hooks runs the session's hooks; nil runs none. HookBase fills the
@@ -67,6 +72,8 @@ type Config struct {
 	IncludePartial bool
 	// Loop bounds identical calls; zero values take the defaults.
 	Loop LoopLimit
+	// Compaction says when and how the conversation is compacted.
+	Compaction Compaction
 	// Recorder receives every message added to the conversation. Nil: none.
 	Recorder Recorder
 	// ParentToolUseID is set for a subagent's session.
@@ -97,8 +104,9 @@ type Session struct {
 	// whole previous one from cache.
 	prevLast int
 	model    llm.Model
-	total    tally  // the whole session
-	current  *tally // the run in progress, if any
+	lastTool [2]string // name and permission decision of the last tool call
+	total    tally     // the whole session
+	current  *tally    // the run in progress, if any
 	loops    *loopDetector
 }
 
@@ -184,7 +192,9 @@ type run struct {
 	stopHookActive bool
 	// stopReason is set when a hook asked to end the session.
 	stopReason string
-	recordErr  error
+	// lastUsage is the usage of the last response, to decide compaction.
+	lastUsage *llm.Usage
+	recordErr error
 }
 
 // Run sends prompt as the next user message and loops until the model ends
@@ -243,7 +253,7 @@ func (r *run) loop(prompt []llm.Block) *protocol.Result {
 		return refused
 	}
 	content = append(append(content, prompt...), extra...)
-	r.appendUser(llm.Message{Role: llm.RoleUser, Content: content}, nil, false)
+	r.appendPrompt(content)
 
 	for {
 		if err := r.ctx.Err(); err != nil {
@@ -257,10 +267,23 @@ func (r *run) loop(prompt []llm.Block) *protocol.Result {
 			return r.errorResult(protocol.ResultMaxBudget, "max_budget",
 				fmt.Sprintf("Reached maximum budget ($%g): spent $%.4f", max, s.totalCost()))
 		}
+		if r.needsCompaction() {
+			if err := r.compact("auto", ""); err != nil {
+				r.notify("Automatic compaction failed: " + err.Error())
+			}
+		}
 		r.turns++
 		resp, err := r.callModel()
 		if err != nil && r.ctx.Err() == nil && r.switchToFallback(err) {
 			resp, err = r.callModel()
+		}
+		if err != nil && r.ctx.Err() == nil && compact.IsPromptTooLong(err) && s.cfg.Compaction.Threshold >= 0 {
+			// The conversation outgrew the window: compact, then retry once.
+			if cerr := r.compact("auto", ""); cerr == nil {
+				resp, err = r.callModel()
+			} else {
+				r.notify("Compaction after a too-long prompt failed: " + cerr.Error())
+			}
 		}
 		if err != nil {
 			if r.ctx.Err() != nil {
@@ -320,6 +343,8 @@ func (r *run) callModel() (*llm.Response, error) {
 		return nil, err
 	}
 	s.account(req.Model, resp)
+	u := resp.Usage
+	r.lastUsage = &u
 	return resp, nil
 }
 
@@ -407,6 +432,26 @@ func (r *run) appendAssistant(resp *llm.Response) []*call {
 		r.lastText = text
 	}
 	return calls
+}
+
+// appendPrompt adds the user's prompt. A resumed conversation may end
+// with a user message (the results of an interrupted turn): the prompt then
+// joins it, since roles must alternate.
+func (r *run) appendPrompt(content []llm.Block) {
+	s := r.s
+	s.mu.Lock()
+	last := len(s.messages) - 1
+	merge := last >= 0 && s.messages[last].Role == llm.RoleUser
+	if merge {
+		s.messages[last].Content = append(append([]llm.Block(nil), s.messages[last].Content...), content...)
+	}
+	s.mu.Unlock()
+	if !merge {
+		r.appendUser(llm.Message{Role: llm.RoleUser, Content: content}, nil, false)
+		return
+	}
+	r.record(&protocol.User{Type: "user", Message: llm.Message{Role: llm.RoleUser, Content: content},
+		ParentToolUseID: r.parentID, SessionID: s.cfg.SessionID, UUID: uuid.NewString()})
 }
 
 // appendUser adds a user message to the conversation and records it. emitted
@@ -498,6 +543,14 @@ func (s *Session) totalCost() float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.total.cost
+}
+
+// LastTool returns the last tool call's name and whether it was allowed
+// ("allow") or denied ("deny"); empty before any call.
+func (s *Session) LastTool() (name, decision string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastTool[0], s.lastTool[1]
 }
 
 // Cost returns the session's spend so far in USD.

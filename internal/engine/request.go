@@ -22,7 +22,7 @@ func (s *Session) buildRequest() *llm.Request {
 		Model:     model.ID,
 		MaxTokens: maxTokens,
 		Thinking:  s.cfg.Thinking,
-		Tools:     s.cfg.Tools.Specs(),
+		Tools:     s.toolSpecs(),
 		UserID:    s.cfg.UserID,
 	}
 	msgs := make([]llm.Message, len(s.messages))
@@ -58,4 +58,12 @@ func markLast(m *llm.Message, cc *llm.CacheControl) {
 		m.Content = content
 		return
 	}
+}
+
+// toolSpecs is the tools array of a request.
+func (s *Session) toolSpecs() []llm.ToolSpec {
+	if s.cfg.ToolSpecs != nil {
+		return s.cfg.ToolSpecs
+	}
+	return s.cfg.Tools.Specs()
 }

@@ -71,6 +71,7 @@ type call struct {
 	tool     tool.Tool
 	readOnly bool
 
+	denied       bool     // a hook, rule or person said no
 	hookDecision string   // PreToolUse hooks' permission decision
 	hookContext  []string // hook-supplied context for the model
 
@@ -203,6 +204,7 @@ func (r *run) deny(c *call, msg string, unattended bool) {
 		msg = fmt.Sprintf("Permission to use %s was denied.", c.name)
 	}
 	c.fail(msg)
+	c.denied = true
 	r.denials = append(r.denials, protocol.PermissionDenial{ToolName: c.name, ToolUseID: c.id, ToolInput: c.input})
 	if unattended {
 		r.emit(&protocol.System{Subtype: protocol.SubtypePermissionDenied, SessionID: r.s.cfg.SessionID,
@@ -294,6 +296,13 @@ func (r *run) appendResults(calls []*call) {
 	}
 	s.mu.Lock()
 	s.messages = append(s.messages, llm.Message{Role: llm.RoleUser, Content: content})
+	if n := len(calls); n > 0 {
+		decision := "allow"
+		if calls[n-1].denied {
+			decision = "deny"
+		}
+		s.lastTool = [2]string{calls[n-1].name, decision}
+	}
 	s.mu.Unlock()
 	for _, c := range calls {
 		msg := &protocol.User{Type: "user", Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{c.result}},

@@ -1,6 +1,18 @@
-// Package session keeps session transcripts: one append-only JSONL file per
-// session under <config dir>/projects/<slug>/<session id>.jsonl, in a form
-// the Claude Agent SDK's session helpers can read (shared/compat/sdk-sessions.md).
+// Package session keeps sessions so they can be continued, resumed and
+// forked.
+//
+// A session's transcript is one append-only JSONL file,
+// <config dir>/projects/<slug>/<session id>.jsonl, in a form the Claude Agent
+// SDK's session helpers read (shared/compat/sdk-sessions.md); its records
+// are documented by schema/transcript-record.schema.json. Writer appends to
+// it; Load rebuilds the conversation the way the SDK does and makes it a
+// valid Messages API conversation again; List, Latest, Resolve, SetName,
+// Fork, Delete and Purge manage a project's sessions.
+//
+// Beside the transcript, <session id>/workflow.json keeps the launch options
+// to restore on resume (the "workflow record" of seed 001) and
+// <session id>/prefix.json the system blocks and tools of the first request,
+// byte for byte; both are validated against schemas embedded in the package.
 package session
 
 import (

@@ -31,9 +31,10 @@ func TestWriterChainsRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs := readLines(t, path)
-	if len(recs) != 3 {
-		t.Fatalf("%d records", len(recs))
+	if len(recs) != 4 || recs[3]["type"] != "last-prompt" || recs[3]["lastPrompt"] != "hi <b>" {
+		t.Fatalf("records %v", recs)
 	}
+	recs = recs[:3]
 	parents := []any{nil, "u1", "a1"}
 	for i, r := range recs {
 		if r["parentUuid"] != parents[i] || r["sessionId"] != "sid" || r["cwd"] != "/work" || r["entrypoint"] != "cli" {
@@ -55,7 +56,7 @@ func TestWriterChainsRecords(t *testing.T) {
 	}
 }
 
-func TestWriterEndsATornLineBeforeAppending(t *testing.T) {
+func TestWriterCutsATornLineBeforeAppending(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	torn := `{"type":"user","uuid":"x","parentUuid":null,"message":{"role":"user","content":"a"}}` + "\n" + `{"type":"assist`
 	if err := os.WriteFile(path, []byte(torn), 0o600); err != nil {
@@ -68,12 +69,12 @@ func TestWriterEndsATornLineBeforeAppending(t *testing.T) {
 	w.Close()
 	data, _ := os.ReadFile(path)
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	if len(lines) != 3 || lines[1] != `{"type":"assist` {
+	if len(lines) != 3 || !strings.HasSuffix(lines[0], `"content":"a"}}`) || lines[2] != `{"type":"last-prompt","lastPrompt":"b","sessionId":"s"}` {
 		t.Fatalf("lines %q", lines)
 	}
-	var last map[string]any
-	if err := json.Unmarshal([]byte(lines[2]), &last); err != nil || last["uuid"] != "y" || last["parentUuid"] != "x" {
-		t.Errorf("appended record %v (%v)", last, err)
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(lines[1]), &rec); err != nil || rec["uuid"] != "y" || rec["parentUuid"] != "x" {
+		t.Errorf("appended record %v (%v)", rec, err)
 	}
 }
 
@@ -116,4 +117,42 @@ func readLines(t *testing.T, path string) []map[string]any {
 		out = append(out, m)
 	}
 	return out
+}
+
+func TestWriterRecordCompaction(t *testing.T) {
+	// What the engine calls (engine.CompactRecorder).
+	var _ interface {
+		RecordCompaction(trigger string, preTokens int, first protocol.Message) error
+	} = (*Writer)(nil)
+	path := filepath.Join(t.TempDir(), sid1+".jsonl")
+	s := newScript(t, path, sid1)
+	s.user(llm.Text("long work"))
+	s.assistant("msg_1", llm.Text("done"))
+	first := &protocol.User{UUID: "sum-1", Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text("Summary."), llm.Text("<system-reminder>memory</system-reminder>")}}}
+	if err := s.w.RecordCompaction("auto", 1234, first); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.w.RecordCompaction("auto", 1, &protocol.Assistant{}); err == nil {
+		t.Error("compaction opening with an assistant message accepted")
+	}
+	s.assistant("msg_2", llm.Text("continuing"))
+	s.close()
+	recs := readLines(t, path)
+	var boundary, summary map[string]any
+	for i, r := range recs {
+		if r["subtype"] == "compact_boundary" {
+			boundary, summary = r, recs[i+1]
+		}
+	}
+	if boundary == nil || boundary["parentUuid"] != nil || boundary["logicalParentUuid"] != "a-0002" ||
+		boundary["compactMetadata"].(map[string]any)["preTokens"] != 1234.0 || boundary["compactMetadata"].(map[string]any)["trigger"] != "auto" {
+		t.Fatalf("boundary %v", boundary)
+	}
+	if summary["uuid"] != "sum-1" || summary["parentUuid"] != boundary["uuid"] || summary["isCompactSummary"] != true {
+		t.Errorf("summary %v", summary)
+	}
+	tr := mustLoad(t, path)
+	if len(tr.Messages) != 2 || llm.TextOf(tr.Messages[1].Content) != "continuing" || tr.Meta.FirstPrompt != "long work" {
+		t.Errorf("after compaction: %s %+v", jsonOf(t, tr.Messages), tr.Meta)
+	}
 }

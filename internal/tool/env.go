@@ -35,6 +35,10 @@ type Env struct {
 	// that tools listing or searching many files (Glob, Grep) leave it out.
 	// Nil when no rule forbids any read.
 	ReadDenied func(path string) bool
+	// NestedMemory returns the memory that reading path makes relevant for
+	// the first time (a CLAUDE.md below the working directory), rendered
+	// for the model. Nil: none.
+	NestedMemory func(path string) []llm.Block
 	// Modes reads and changes the session's permission mode (ExitPlanMode
 	// leaves plan mode). Nil when the session has no permission layer.
 	Modes ModeControl

@@ -96,6 +96,16 @@ func (t readTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage)
 		return tool.Result{}, err
 	}
 	path := env.Abs(in.FilePath)
+	res, err := t.read(ctx, env, in, path)
+	if err == nil && env.NestedMemory != nil {
+		// Memory of the file's directory (a nested CLAUDE.md) reaches the
+		// model the first time it reads there.
+		res.Content = append(res.Content, env.NestedMemory(path)...)
+	}
+	return res, err
+}
+
+func (t readTool) read(ctx context.Context, env *tool.Env, in readInput, path string) (tool.Result, error) {
 	info, err := statFile(t.Name(), path)
 	if err != nil {
 		return tool.Result{}, err

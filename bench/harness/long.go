@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/llm/llmtest"
+	"github.com/tackcode/tack/internal/protocol"
+	"github.com/tackcode/tack/internal/session"
+)
+
+// longRuns measures tack on long sessions: resuming a 10 000-message
+// session to its first request, and the memory of a 1 000-turn run.
+func longRuns(work, repo, tackPath, readTarget string) error {
+	fmt.Println()
+	resume, err := resumeBig(work, repo, tackPath, 10_000, 5)
+	if err != nil {
+		return fmt.Errorf("resume: %w", err)
+	}
+	rss, wall, err := longRun(work, repo, tackPath, readTarget, 1000)
+	if err != nil {
+		return fmt.Errorf("1000 turns: %w", err)
+	}
+	fmt.Printf("resume a 10 000-message session to its first request: %s (median of 5; target ≤ 100 ms)\n", resume.Round(100*time.Microsecond))
+	fmt.Printf("max RSS of a 1 000-turn run with a tool call each turn: %.1f MiB (target ≤ 100 MiB; the run took %s)\n",
+		float64(rss)/1024, wall.Round(time.Millisecond))
+	return nil
+}
+
+// resumeBig writes a session of n messages, then times `tack -r ID -p` from
+// launch to its first request.
+func resumeBig(work, repo, tackPath string, n, runs int) (time.Duration, error) {
+	home := filepath.Join(work, "home-resume")
+	cfg := filepath.Join(home, ".claude")
+	real, _ := filepath.EvalSymlinks(repo)
+	id := uuid.NewString()
+	w := session.NewWriter(filepath.Join(cfg, "projects", session.Slug(real), id+".jsonl"),
+		session.Meta{SessionID: id, Cwd: real, Version: "bench"}, "")
+	stop := "end_turn"
+	for i := 0; i < n/2; i++ {
+		q := &protocol.User{Type: "user", UUID: uuid.NewString(), Message: llm.Message{Role: llm.RoleUser,
+			Content: []llm.Block{llm.Text(fmt.Sprintf("question %d: what does function f%d in pkg/mod%d.go do, and is it tested?", i, i, i%50))}}}
+		a := &protocol.Assistant{Type: "assistant", UUID: uuid.NewString(), Message: protocol.APIMessage{
+			ID: fmt.Sprintf("msg_%d", i), Type: "message", Role: llm.RoleAssistant, Model: "claude-opus-5-5", StopReason: &stop,
+			Content: []llm.Block{llm.Text(fmt.Sprintf("f%d parses the header and returns its fields; it is covered by TestF%d in pkg/mod%d_test.go.", i, i, i%50))}}}
+		if err := w.Record(q); err != nil {
+			return 0, err
+		}
+		if err := w.Record(a); err != nil {
+			return 0, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return 0, err
+	}
+	srv, err := llmtest.NewServer(llmtest.Options{Turns: []llmtest.Turn{llmtest.Reply(llmtest.Text("ok"))}, Loop: true,
+		ByConversation: false, OnViolation: func(error) {}})
+	if err != nil {
+		return 0, err
+	}
+	defer srv.Close()
+	var times []time.Duration
+	for i := 0; i < runs; i++ {
+		before := len(srv.Requests())
+		cmd := exec.Command(tackPath, "-p", "one more question", "-r", id)
+		cmd.Dir = repo
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "ANTHROPIC_API_KEY=bench", "ANTHROPIC_BASE_URL=" + srv.URL()}
+		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			return 0, fmt.Errorf("run %d: %w", i, err)
+		}
+		reqs := srv.Requests()[before:]
+		if len(reqs) == 0 {
+			return 0, fmt.Errorf("run %d made no request", i)
+		}
+		if got := len(reqs[0].Messages); got < n+1 {
+			return 0, fmt.Errorf("run %d sent %d messages, want %d", i, got, n+1)
+		}
+		times = append(times, reqs[0].Received.Sub(start))
+	}
+	slices.Sort(times)
+	return times[len(times)/2], nil
+}
+
+// longRun runs one session of turns tool round trips and returns its
+// maximum RSS in KiB.
+func longRun(work, repo, tackPath, readTarget string, turns int) (int64, time.Duration, error) {
+	script := make([]llmtest.Turn, 0, turns+1)
+	for i := 0; i < turns; i++ {
+		script = append(script, llmtest.Reply(llmtest.Text(fmt.Sprintf("step %d", i)),
+			llmtest.ToolUse("Read", map[string]any{"file_path": readTarget, "limit": 1000 + i})))
+	}
+	script = append(script, llmtest.Reply(llmtest.Text("done")))
+	srv, err := llmtest.NewServer(llmtest.Options{Turns: script, DiscardRequests: true, OnViolation: func(err error) {
+		fmt.Fprintln(os.Stderr, err)
+	}})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer srv.Close()
+	home := filepath.Join(work, "home-long")
+	os.MkdirAll(home, 0o755)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, tackPath, "-p", "walk")
+	cmd.Dir = repo
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "ANTHROPIC_API_KEY=bench", "ANTHROPIC_BASE_URL=" + srv.URL()}
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("%w: %s", err, out.String())
+	}
+	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if ru == nil {
+		return 0, 0, fmt.Errorf("no rusage")
+	}
+	return ru.Maxrss, time.Since(start), nil
+}
