@@ -43,3 +43,35 @@ func TestRegistryOrderAndValidation(t *testing.T) {
 		t.Errorf("truncated JSON: %v", err)
 	}
 }
+
+func TestRegistryGroups(t *testing.T) {
+	r := NewRegistry(fakeTool{"Read", readSchema}, fakeTool{"Bash", readSchema})
+	r.SetGroup("mcp__b", []Tool{fakeTool{"mcp__b__z", readSchema}, fakeTool{"mcp__b__a", readSchema}})
+	r.SetGroup("mcp__a", []Tool{fakeTool{"mcp__a__x", readSchema}, fakeTool{"Read", `{"type":"object"}`}})
+	if got := strings.Join(r.Names(), ","); got != "Bash,Read,mcp__a__x,mcp__b__a,mcp__b__z" {
+		t.Fatalf("order %s", got)
+	}
+	if tl, _ := r.Get("Read"); string(tl.InputSchema()) != readSchema {
+		t.Error("a group shadowed a built-in")
+	}
+	// A changed schema is validated afresh.
+	x, _ := r.Get("mcp__a__x")
+	if err := r.Validate(x, json.RawMessage(`{"file_path":"/x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	r.SetGroup("mcp__a", []Tool{fakeTool{"mcp__a__x", `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`}})
+	x, _ = r.Get("mcp__a__x")
+	if err := r.Validate(x, json.RawMessage(`{"file_path":"/x"}`)); !IsInputError(err) {
+		t.Errorf("the old validator was kept: %v", err)
+	}
+	r.SetDeferred([]string{"mcp__a__x"})
+	for _, s := range r.Specs() {
+		if s.DeferLoading != (s.Name == "mcp__a__x") {
+			t.Errorf("%s deferred=%v", s.Name, s.DeferLoading)
+		}
+	}
+	r.SetGroup("mcp__b", nil)
+	if _, ok := r.Get("mcp__b__a"); ok || len(r.Names()) != 3 {
+		t.Errorf("group not removed: %v", r.Names())
+	}
+}
