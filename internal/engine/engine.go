@@ -105,9 +105,11 @@ type Session struct {
 	prevLast int
 	model    llm.Model
 	lastTool [2]string // name and permission decision of the last tool call
-	total    tally     // the whole session
-	current  *tally    // the run in progress, if any
-	loops    *loopDetector
+	// announcements wait for the next request (new tools, server news).
+	announcements []string
+	total         tally  // the whole session
+	current       *tally // the run in progress, if any
+	loops         *loopDetector
 }
 
 // New returns a session with an empty conversation.
@@ -272,6 +274,7 @@ func (r *run) loop(prompt []llm.Block) *protocol.Result {
 				r.notify("Automatic compaction failed: " + err.Error())
 			}
 		}
+		r.flushAnnouncements()
 		r.turns++
 		resp, err := r.callModel()
 		if err != nil && r.ctx.Err() == nil && r.switchToFallback(err) {
@@ -543,6 +546,39 @@ func (s *Session) totalCost() float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.total.cost
+}
+
+// Announce queues a note for the model (new tools that joined, a server
+// that failed…). It is added to the next request's last user message, so
+// that the cached prefix before it does not move. Safe from any goroutine.
+func (s *Session) Announce(text string) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.announcements = append(s.announcements, text)
+}
+
+// flushAnnouncements adds the queued notes to the last user message.
+func (r *run) flushAnnouncements() {
+	s := r.s
+	s.mu.Lock()
+	notes := s.announcements
+	s.announcements = nil
+	last := len(s.messages) - 1
+	if len(notes) == 0 || last < 0 || s.messages[last].Role != llm.RoleUser {
+		if len(notes) > 0 {
+			s.announcements = notes // no user message to carry them yet
+		}
+		s.mu.Unlock()
+		return
+	}
+	block := llm.Text("<system-reminder>\n" + strings.Join(notes, "\n") + "\n</system-reminder>")
+	s.messages[last].Content = append(append([]llm.Block(nil), s.messages[last].Content...), block)
+	s.mu.Unlock()
+	r.record(&protocol.User{Type: "user", Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{block}},
+		ParentToolUseID: r.parentID, SessionID: s.cfg.SessionID, UUID: uuid.NewString()})
 }
 
 // LastTool returns the last tool call's name and whether it was allowed

@@ -582,3 +582,23 @@ func (g testGate) Ask(_ context.Context, c ToolCall, reason string) Verdict {
 	}
 	return g.ask(c, reason)
 }
+
+func TestAnnouncementsJoinTheNextRequest(t *testing.T) {
+	h := newHarness(t, []tool.Tool{echoTool("Echo", true)}, []llmtest.Turn{
+		llmtest.Reply(llmtest.ToolUse("Echo", map[string]int{})),
+		llmtest.Reply(llmtest.Text("done")),
+	}, nil)
+	h.sess.Announce("New tools are available: mcp__gh__list_issues.")
+	if res := h.run(context.Background(), "go"); res.IsError {
+		t.Fatalf("result %+v", res)
+	}
+	reqs := h.srv.Requests()
+	first := llm.TextOf(reqs[0].Messages[0].Content)
+	if !strings.Contains(first, "mcp__gh__list_issues") || !strings.HasSuffix(first, "</system-reminder>") {
+		t.Errorf("first request: %q", first)
+	}
+	// Sent once.
+	if strings.Count(llm.TextOf(reqs[1].Messages[len(reqs[1].Messages)-1].Content), "mcp__gh") != 0 {
+		t.Error("announced twice")
+	}
+}

@@ -25,6 +25,14 @@ func (s *Session) buildRequest() *llm.Request {
 		Tools:     s.toolSpecs(),
 		UserID:    s.cfg.UserID,
 	}
+	for _, t := range req.Tools {
+		if t.DeferLoading {
+			// Deferred tools stay out of the context until a tool search
+			// references them: an API feature behind this beta.
+			req.Betas = append(req.Betas, ToolSearchBeta)
+			break
+		}
+	}
 	msgs := make([]llm.Message, len(s.messages))
 	copy(msgs, s.messages)
 	req.System = append([]llm.Block(nil), s.cfg.System...)
@@ -45,6 +53,9 @@ func (s *Session) buildRequest() *llm.Request {
 	req.Messages = msgs
 	return req
 }
+
+// ToolSearchBeta is the anthropic-beta value of deferred tool loading.
+const ToolSearchBeta = "advanced-tool-use-2025-11-20"
 
 // markLast puts a breakpoint on the last cacheable block of m, on a copy.
 func markLast(m *llm.Message, cc *llm.CacheControl) {

@@ -24,6 +24,8 @@ type Env struct {
 	Shell *shell.Shell
 	// Files remembers which files were read, to guard writes.
 	Files *FileState
+	// Tools is the session's tool catalogue (ToolSearch looks in it).
+	Tools *Registry
 	// Model calls the model for tools that need one (WebFetch, WebSearch).
 	Model ModelCaller
 	// HTTP is the client for WebFetch. Nil means a default client.
