@@ -64,11 +64,20 @@ func Query(ctx context.Context, prompt string, opts Options) iter.Seq2[Message, 
 				cancel()
 			}
 		}
+		s.prepareMCP(ctx)
 		emit(s.initMessage())
+		content := []llm.Block{llm.Text(prompt)}
+		if expanded, ok, err := s.mcpPromptCommand(ctx, prompt); ok {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			content = expanded
+		}
 		if instructions, ok := compactCommand(prompt); ok {
 			s.engine.Compact(ctx, instructions, emit)
 		} else {
-			s.engine.Run(ctx, []llm.Block{llm.Text(prompt)}, emit)
+			s.engine.Run(ctx, content, emit)
 		}
 		if err := s.saveRecord(s.lastTool()); err != nil {
 			notify(s.opts, "session record: "+err.Error())

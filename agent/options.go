@@ -86,6 +86,11 @@ type Options struct {
 	Hooks map[HookEvent][]HookMatcher
 	// IncludeHookEvents yields hook_started / hook_response system messages.
 	IncludeHookEvents bool
+	// OnElicitation answers an MCP server that asks the user for input; nil
+	// declines every request (and says so through Notify).
+	OnElicitation func(ctx context.Context, e Elicitation) (ElicitationAnswer, error)
+	// OnMCPProgress receives the progress notifications of MCP tool calls.
+	OnMCPProgress func(p MCPProgress)
 	// Notify receives messages meant for the user: hook errors and hook
 	// system messages, settings warnings. Nil discards them.
 	Notify func(msg string)

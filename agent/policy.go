@@ -289,7 +289,10 @@ func verdictOf(res PermissionResult, toolName string) engine.Verdict {
 // {"behavior":"allow","updatedInput":{…}} or {"behavior":"deny","message":"…"}.
 func (g sessionGate) askTool(ctx context.Context, name string, c engine.ToolCall) engine.Verdict {
 	s := g.s
-	approver, ok := s.approvers.Get(name)
+	approver, ok := s.registry.Get(name)
+	if !ok {
+		approver, ok = s.approvers.Get(name)
+	}
 	if !ok {
 		return engine.Verdict{Behavior: engine.Deny, Message: fmt.Sprintf("the permission prompt tool %s is not available", name)}
 	}

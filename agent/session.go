@@ -51,6 +51,7 @@ type agentSession struct {
 	toolSpecs []llm.ToolSpec
 	// costBase is what the session spent before this process resumed it.
 	costBase float64
+	mcp      *mcpState
 	recorder *session.Writer
 	engine   *engine.Session
 }
@@ -160,7 +161,7 @@ func newSession(opts Options) (*agentSession, error) {
 	}
 	registry := tool.NewRegistry(tools...)
 	approvers := tool.NewRegistry(all...)
-	if name := opts.PermissionPromptTool; name != "" && opts.CanUseTool == nil {
+	if name := opts.PermissionPromptTool; name != "" && opts.CanUseTool == nil && !strings.HasPrefix(name, "mcp__") {
 		if _, ok := approvers.Get(name); !ok {
 			return nil, fmt.Errorf("--permission-prompt-tool: no tool named %q (it must be an MCP tool, mcp__server__tool)", name)
 		}
@@ -182,6 +183,7 @@ func newSession(opts Options) (*agentSession, error) {
 		Model:      tool.ModelCaller{Provider: provider, Small: small, Main: model.ID},
 		ScratchDir: filepath.Join(os.TempDir(), "tack-"+sessionID),
 		Modes:      modes{checker},
+		Tools:      registry,
 	}
 	for _, r := range rules.Deny {
 		if r.Tool == "Read" && r.Specifier != "" {
@@ -238,6 +240,12 @@ func newSession(opts Options) (*agentSession, error) {
 		Observer:   hookLog.Observe,
 	})
 	if err != nil {
+		return nil, err
+	}
+
+	// MCP servers start now, all at once; the first request waits for them
+	// only up to a deadline.
+	if err := s.startMCP(opts, settings, getenv, procEnv, provider, small); err != nil {
 		return nil, err
 	}
 
@@ -422,7 +430,7 @@ func (s *agentSession) initMessage() *protocol.System {
 			Cwd:               s.cwd,
 			SessionID:         s.engine.SessionID(),
 			Tools:             s.registry.Names(),
-			MCPServers:        []protocol.MCPServerStatus{},
+			MCPServers:        s.mcpStatuses(),
 			Model:             s.engine.Model().ID,
 			PermissionMode:    string(s.checker.Mode()),
 			SlashCommands:     []string{},
@@ -443,6 +451,9 @@ func (s *agentSession) close() {
 	base := hook.Base{SessionID: s.engine.SessionID(), Cwd: s.env.Cwd()}
 	if s.recorder != nil {
 		base.TranscriptPath = s.recorder.Path()
+	}
+	if s.mcp != nil {
+		_ = s.mcp.manager.Close()
 	}
 	out := s.hooks.Run(context.Background(), &hook.SessionEndInput{Base: base, Reason: "other"})
 	for _, m := range append(out.SystemMessages, out.Errors...) {

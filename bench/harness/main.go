@@ -160,7 +160,10 @@ func run(runs, roundTrips int, tackPath, claudePath string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	return longRuns(work, repo, tackPath, target)
+	if err := longRuns(work, repo, tackPath, target); err != nil {
+		return err
+	}
+	return mcpRuns(work, repo, tackPath, 5)
 }
 
 // scenario runs prompt runs times against a fresh fake API serving turns.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/version"
 )
 
@@ -110,6 +111,6 @@ The prompt is the argument, standard input, or both (input first).`,
 	// the binary (tens of megabytes more to page in at start-up).
 	cmd.Flags().BoolVarP(&showVersion, "version", "v", false, "print the version and exit")
 	f.register(cmd)
-	cmd.AddCommand(newConfigCmd(stdio), newSessionsCmd(stdio))
+	cmd.AddCommand(newConfigCmd(stdio), newSessionsCmd(stdio), newMCPCmd(stdio, agent.ProbeMCPServer, serveMCP, callMCP))
 	return cmd
 }

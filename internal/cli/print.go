@@ -208,8 +208,17 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 		return err
 	}
 	opts.Notify = func(msg string) { fmt.Fprintf(stdio.Err, "tack: %s\n", msg) }
-	if len(opts.MCPConfig) > 0 || opts.Agent != "" || len(opts.PluginDirs) > 0 {
-		opts.Notify("--mcp-config, --agent and --plugin-dir are recorded with the session, but MCP servers, agents and plugins are not supported yet")
+	if opts.Agent != "" || len(opts.PluginDirs) > 0 {
+		opts.Notify("--agent and --plugin-dir are recorded with the session, but agents and plugins are not supported yet")
+	}
+	if f.verbose {
+		opts.OnMCPProgress = func(p agent.MCPProgress) {
+			total := ""
+			if p.Total > 0 {
+				total = fmt.Sprintf("/%g", p.Total)
+			}
+			opts.Notify(fmt.Sprintf("progress of %s: %g%s %s", p.Name, p.Progress, total, p.Message))
+		}
 	}
 	r := newRenderer(f.outputFormat, f.verbose, stdio.Out)
 	var result *agent.ResultMessage
