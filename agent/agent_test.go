@@ -315,13 +315,23 @@ func TestPermissionPromptTool(t *testing.T) {
 	if len(res.PermissionDenials) != 1 || llm.TextOf(srv.Requests()[1].ToolResults()[1].Content) != "the approver says no" {
 		t.Errorf("denials %+v", res.PermissionDenials)
 	}
-	// An approver that does not exist is a setup error.
-	opts.extraTools, opts.PermissionPromptTool = nil, "mcp__nobody__home"
+	// An approver that is not a tool is a setup error; an MCP approver that
+	// never connected denies what it would have approved.
+	opts.extraTools, opts.PermissionPromptTool = nil, "NoSuchApprover"
 	var got error
 	for _, err := range Query(context.Background(), "x", opts) {
 		got = err
 	}
-	if got == nil || !strings.Contains(got.Error(), "mcp__nobody__home") {
+	if got == nil || !strings.Contains(got.Error(), "NoSuchApprover") {
 		t.Errorf("err %v", got)
+	}
+	srv2 := llmtest.New(t,
+		llmtest.Reply(llmtest.ToolUse("Write", map[string]string{"file_path": "c.txt", "content": "C"})),
+		llmtest.Reply(llmtest.Text("done")))
+	opts2 := testOptions(t, srv2)
+	opts2.PermissionPromptTool = "mcp__nobody__home"
+	collect(t, context.Background(), "write", opts2)
+	if r := srv2.Requests()[1].ToolResults()[0]; !r.IsError || !strings.Contains(llm.TextOf(r.Content), "mcp__nobody__home") {
+		t.Errorf("result %+v", r)
 	}
 }
