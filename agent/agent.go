@@ -54,33 +54,84 @@ func Query(ctx context.Context, prompt string, opts Options) iter.Seq2[Message, 
 		defer s.close()
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		stopped := false
-		emit := func(m protocol.Message) {
-			if stopped {
-				return
-			}
-			if !yield(m, nil) {
-				stopped = true
-				cancel()
-			}
+		out := newOutbox()
+		go func() {
+			defer out.close()
+			s.runPrompt(ctx, prompt, out)
+		}()
+		out.deliver(yield, cancel)
+	}
+}
+
+// runPrompt runs one prompt of a session, sending what it produces to out.
+func (s *agentSession) runPrompt(ctx context.Context, prompt string, out *outbox) {
+	s.setOutbox(out)
+	defer s.setOutbox(nil)
+	s.prepareMCP(ctx)
+	out.emit(s.initMessage())
+	content := []llm.Block{llm.Text(prompt)}
+	if expanded, ok, err := s.mcpPromptCommand(ctx, prompt); ok {
+		if err != nil {
+			out.fail(err)
+			return
 		}
-		s.prepareMCP(ctx)
-		emit(s.initMessage())
-		content := []llm.Block{llm.Text(prompt)}
-		if expanded, ok, err := s.mcpPromptCommand(ctx, prompt); ok {
-			if err != nil {
-				yield(nil, err)
-				return
+		content = expanded
+	}
+	if instructions, ok := compactCommand(prompt); ok {
+		s.engine.Compact(ctx, instructions, out.emit)
+	} else {
+		s.engine.Run(ctx, content, out.emit)
+	}
+	if err := s.saveRecord(s.lastTool()); err != nil {
+		notify(s.opts, "session record: "+err.Error())
+	}
+}
+
+// outbox carries a session's messages from the goroutines that make them
+// (the run, subagents running in parallel) to the one goroutine that yields
+// them to the caller, in the order they were made.
+type outbox struct {
+	ch      chan item
+	stopped chan struct{} // closed when the caller stops reading
+}
+
+type item struct {
+	m   Message
+	err error
+}
+
+func newOutbox() *outbox {
+	return &outbox{ch: make(chan item, 64), stopped: make(chan struct{})}
+}
+
+// emit sends m; safe for concurrent use. After the caller stopped reading,
+// messages are dropped.
+func (o *outbox) emit(m protocol.Message) {
+	select {
+	case o.ch <- item{m: m}:
+	case <-o.stopped:
+	}
+}
+
+func (o *outbox) fail(err error) {
+	select {
+	case o.ch <- item{err: err}:
+	case <-o.stopped:
+	}
+}
+
+func (o *outbox) close() { close(o.ch) }
+
+// deliver yields every message until the producer closes the outbox. When
+// the caller breaks out, the run is cancelled and the rest drained.
+func (o *outbox) deliver(yield func(Message, error) bool, cancel context.CancelFunc) {
+	for it := range o.ch {
+		if !yield(it.m, it.err) {
+			close(o.stopped)
+			cancel()
+			for range o.ch {
 			}
-			content = expanded
-		}
-		if instructions, ok := compactCommand(prompt); ok {
-			s.engine.Compact(ctx, instructions, emit)
-		} else {
-			s.engine.Run(ctx, content, emit)
-		}
-		if err := s.saveRecord(s.lastTool()); err != nil {
-			notify(s.opts, "session record: "+err.Error())
+			return
 		}
 	}
 }

@@ -110,6 +110,9 @@ type Options struct {
 	ResumeSessionAt string
 	// Name names the session, so that Resume finds it by name.
 	Name string
+	// Agents are more subagents the model may start with the Agent tool,
+	// by name (they replace built-in or file-defined ones of that name).
+	Agents map[string]AgentDefinition
 	// MCPConfig, StrictMCPConfig, Agent and PluginDirs are the launch
 	// options of the MCP, agent and plugin work; they are recorded with the
 	// session and restored on resume.

@@ -31,6 +31,9 @@ const (
 	HookSessionStart       = hook.SessionStart
 	HookSessionEnd         = hook.SessionEnd
 	HookNotification       = hook.Notification
+	HookSubagentStart      = hook.SubagentStart
+	HookSubagentStop       = hook.SubagentStop
+	HookPreCompact         = hook.PreCompact
 )
 
 // HookInput is a hook payload: one of the *…Input types of the event.
@@ -212,12 +215,14 @@ func optionalTexts(items []config.Item) []string {
 // calls that need approval, the CanUseTool callback or the approver tool.
 type sessionGate struct {
 	s *agentSession
+	// checker and env are the session's, or a subagent's own.
+	checker *permission.Checker
+	env     *tool.Env
 }
 
 // Check applies the rules and the mode.
 func (g sessionGate) Check(ctx context.Context, c engine.ToolCall) engine.Verdict {
-	s := g.s
-	d := s.checker.Check(permission.Call{Tool: c.Name, Input: c.Input, Cwd: s.env.Cwd(), ReadOnly: c.ReadOnly})
+	d := g.checker.Check(permission.Call{Tool: c.Name, Input: c.Input, Cwd: g.env.Cwd(), ReadOnly: c.ReadOnly})
 	switch d.Behavior {
 	case permission.Deny:
 		return engine.Verdict{Behavior: engine.Deny, Message: d.Reason}
@@ -239,7 +244,7 @@ func (g sessionGate) Check(ctx context.Context, c engine.ToolCall) engine.Verdic
 // the user can allow it.
 func (g sessionGate) Ask(ctx context.Context, c engine.ToolCall, reason string) engine.Verdict {
 	s := g.s
-	if s.checker.Mode() == permission.ModeDontAsk {
+	if g.checker.Mode() == permission.ModeDontAsk {
 		return engine.Verdict{Behavior: engine.Deny, Unattended: true, Message: reason + " (dontAsk mode denies what it would ask)"}
 	}
 	if cb := s.opts.CanUseTool; cb != nil {
@@ -297,7 +302,7 @@ func (g sessionGate) askTool(ctx context.Context, name string, c engine.ToolCall
 		return engine.Verdict{Behavior: engine.Deny, Message: fmt.Sprintf("the permission prompt tool %s is not available", name)}
 	}
 	input, _ := json.Marshal(map[string]any{"tool_name": c.Name, "input": c.Input, "tool_use_id": c.ID})
-	res, err := approver.Run(tool.WithToolUseID(ctx, c.ID), s.env, input)
+	res, err := approver.Run(tool.WithToolUseID(ctx, c.ID), g.env, input)
 	if err != nil {
 		return engine.Verdict{Behavior: engine.Deny, Message: fmt.Sprintf("the permission prompt tool %s failed: %v", name, err)}
 	}

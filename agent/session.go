@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -24,6 +26,7 @@ import (
 	"github.com/tackcode/tack/internal/session"
 	"github.com/tackcode/tack/internal/shell"
 	"github.com/tackcode/tack/internal/tool"
+	"github.com/tackcode/tack/internal/tool/agenttool"
 	"github.com/tackcode/tack/internal/tool/builtin"
 	"github.com/tackcode/tack/internal/version"
 )
@@ -52,6 +55,17 @@ type agentSession struct {
 	// costBase is what the session spent before this process resumed it.
 	costBase float64
 	mcp      *mcpState
+
+	// What subagents inherit.
+	getenv           func(string) string
+	procEnv          []string
+	rules            permission.RuleSet
+	hookLog          *engine.HookLog
+	compactThreshold float64
+	subagents        *subagents
+
+	outMu    sync.Mutex
+	out      *outbox // where the prompt being run sends its messages
 	recorder *session.Writer
 	engine   *engine.Session
 }
@@ -159,6 +173,19 @@ func newSession(opts Options) (*agentSession, error) {
 			tools = append(tools, t)
 		}
 	}
+	// Subagents: the built-in agents, then the caller's (which win).
+	defs := builtinAgents()
+	for name, d := range opts.Agents {
+		if d.Source == "" {
+			d.Source = "--agents"
+		}
+		defs[name] = d
+	}
+	var sa *subagents
+	if !removed[agenttool.Name] && (opts.Tools == nil || slices.Contains(opts.Tools, agenttool.Name) || slices.Contains(opts.Tools, "default")) {
+		sa = newSubagents(nil, defs)
+		tools = append(tools, agenttool.New(sa.infos(), nil))
+	}
 	registry := tool.NewRegistry(tools...)
 	approvers := tool.NewRegistry(all...)
 	if name := opts.PermissionPromptTool; name != "" && opts.CanUseTool == nil && !strings.HasPrefix(name, "mcp__") {
@@ -193,7 +220,12 @@ func newSession(opts Options) (*agentSession, error) {
 	}
 
 	s := &agentSession{opts: opts, cwd: cwd, apiKeySource: apiKeySource, registry: registry, approvers: approvers,
-		env: env, settings: settings, checker: checker}
+		env: env, settings: settings, checker: checker, getenv: getenv, procEnv: procEnv, rules: rules}
+	if sa != nil {
+		sa.s = s
+		s.subagents = sa
+		env.Subagents = sa
+	}
 	var recorder engine.Recorder
 	transcript := ""
 	if !opts.NoSessionPersistence {
@@ -220,6 +252,7 @@ func newSession(opts Options) (*agentSession, error) {
 	}
 
 	hookLog := &engine.HookLog{}
+	s.hookLog = hookLog
 	hookBase := func() hook.Base {
 		return hook.Base{SessionID: sessionID, TranscriptPath: transcript, Cwd: env.Cwd(), PermissionMode: string(checker.Mode())}
 	}
@@ -323,6 +356,7 @@ func newSession(opts Options) (*agentSession, error) {
 	if getenv("DISABLE_AUTO_COMPACT") == "1" {
 		threshold = -1
 	}
+	s.compactThreshold = threshold
 	eng, err := engine.New(engine.Config{
 		SessionID:         sessionID,
 		Provider:          provider,
@@ -334,7 +368,7 @@ func newSession(opts Options) (*agentSession, error) {
 		Context:           sessionContext,
 		Tools:             registry,
 		Env:               env,
-		Gate:              sessionGate{s},
+		Gate:              sessionGate{s: s, checker: checker, env: env},
 		Hooks:             s.hooks,
 		HookBase:          hookBase,
 		HookLog:           hookLog,
@@ -452,6 +486,9 @@ func (s *agentSession) close() {
 	if s.recorder != nil {
 		base.TranscriptPath = s.recorder.Path()
 	}
+	if s.subagents != nil {
+		s.subagents.close()
+	}
 	if s.mcp != nil {
 		_ = s.mcp.manager.Close()
 	}
@@ -465,4 +502,20 @@ func (s *agentSession) close() {
 		_ = s.recorder.Close()
 	}
 	_ = os.RemoveAll(s.env.ScratchDir)
+}
+
+// catalog is the model catalogue.
+func (s *agentSession) catalog() *llm.Catalog { return llm.Catalogue() }
+
+// currentOutbox is where the prompt being run sends its messages.
+func (s *agentSession) currentOutbox() *outbox {
+	s.outMu.Lock()
+	defer s.outMu.Unlock()
+	return s.out
+}
+
+func (s *agentSession) setOutbox(o *outbox) {
+	s.outMu.Lock()
+	defer s.outMu.Unlock()
+	s.out = o
 }

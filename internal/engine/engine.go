@@ -76,8 +76,11 @@ type Config struct {
 	Compaction Compaction
 	// Recorder receives every message added to the conversation. Nil: none.
 	Recorder Recorder
-	// ParentToolUseID is set for a subagent's session.
+	// ParentToolUseID is set for a subagent's session: its messages carry
+	// it as parent_tool_use_id.
 	ParentToolUseID string
+	// TranscriptPath is where the Recorder writes (for hook payloads).
+	TranscriptPath string
 	// UserID goes into metadata.user_id.
 	UserID string
 	// Now is the clock; nil means time.Now.

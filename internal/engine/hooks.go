@@ -229,7 +229,14 @@ func (r *run) userPromptSubmit(prompt []llm.Block) (extra []llm.Block, stop *pro
 // stopHook runs the Stop hooks when the model ends its turn. It returns the
 // feedback to send back when a hook says the model must go on.
 func (r *run) stopHook(lastText string) (feedback string, stop *protocol.Result) {
-	out := r.fireHook(&hook.StopInput{Base: r.hookBase(), StopHookActive: r.stopHookActive, LastAssistantMessage: lastText})
+	base := r.hookBase()
+	var in hook.Input = &hook.StopInput{Base: base, StopHookActive: r.stopHookActive, LastAssistantMessage: lastText}
+	if base.AgentID != "" {
+		// A subagent ending its turn fires SubagentStop, not Stop.
+		in = &hook.SubagentStopInput{Base: base, StopHookActive: r.stopHookActive, AgentID: base.AgentID,
+			AgentType: base.AgentType, AgentTranscriptPath: r.s.cfg.TranscriptPath, LastAssistantMessage: lastText}
+	}
+	out := r.fireHook(in)
 	if out.Stop {
 		return "", r.errorResult(protocol.ResultDuringExecution, "hook_stopped", stopText(out.StopReason))
 	}

@@ -83,6 +83,9 @@ func System(o Options) []llm.Block {
 	return blocks
 }
 
+// Describe is the environment section of a system prompt.
+func (e Env) Describe() string { return e.describe() }
+
 func (e Env) describe() string {
 	var b strings.Builder
 	b.WriteString("# Environment\n")

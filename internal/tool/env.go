@@ -41,6 +41,9 @@ type Env struct {
 	// the first time (a CLAUDE.md below the working directory), rendered
 	// for the model. Nil: none.
 	NestedMemory func(path string) []llm.Block
+	// Subagents runs the subagents the Agent tool starts; nil inside a
+	// subagent, which cannot start subagents.
+	Subagents Subagents
 	// Modes reads and changes the session's permission mode (ExitPlanMode
 	// leaves plan mode). Nil when the session has no permission layer.
 	Modes ModeControl
@@ -64,6 +67,42 @@ func (e *Env) State(key any, create func() any) any {
 	v := create()
 	e.state[key] = v
 	return v
+}
+
+// Subagents runs subagents for the Agent tool.
+type Subagents interface {
+	// Run runs a subagent to the end (or starts it in the background) and
+	// returns its report.
+	Run(ctx context.Context, req SubagentRequest) (SubagentResult, error)
+	// Output returns a background subagent's report when it is done;
+	// done is false while it still runs. wait bounds how long to wait.
+	Output(ctx context.Context, id string, wait time.Duration) (report string, done bool, err error)
+}
+
+// SubagentRequest is one Agent tool call.
+type SubagentRequest struct {
+	Type, Description, Prompt, Model, Effort string
+	Background                               bool
+	Isolation                                string
+	// ToolUseID is the Agent call's id: the subagent's messages carry it
+	// as parent_tool_use_id.
+	ToolUseID string
+}
+
+// SubagentResult is what a subagent reports.
+type SubagentResult struct {
+	AgentID         string  `json:"agentId"`
+	AgentType       string  `json:"agentType"`
+	Status          string  `json:"status"` // completed, failed, running
+	Report          string  `json:"content"`
+	IsError         bool    `json:"-"`
+	Background      bool    `json:"isAsync,omitempty"`
+	TotalTokens     int64   `json:"totalTokens"`
+	TotalToolUses   int     `json:"totalToolUseCount"`
+	TotalDurationMS int64   `json:"totalDurationMs"`
+	CostUSD         float64 `json:"costUSD"`
+	Worktree        string  `json:"worktreePath,omitempty"`
+	WorktreeBranch  string  `json:"worktreeBranch,omitempty"`
 }
 
 // ModeControl is the session's permission mode, as tools see it.

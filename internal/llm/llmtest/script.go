@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/tackcode/tack/internal/jsonx"
@@ -38,6 +39,16 @@ type Turn struct {
 	// faults included (JSON "delay_ms"). The wait ends early when the client
 	// goes away or the server closes.
 	Delay time.Duration `json:"-"`
+	// When, if set on any turn, switches the server to matching: each
+	// request is answered with the first turn not yet served whose When is
+	// nil or accepts it. Concurrent conversations (a session and its
+	// subagents) then each get their own turns whatever order their requests
+	// arrive in. The echo check is skipped and faults cannot be scripted in
+	// this mode, since requests interleave.
+	When func(*Request) bool `json:"-"`
+	// Build, when set, makes the content from the request it answers,
+	// replacing Content: a model that uses an id it was just given.
+	Build func(*Request) []llm.Block `json:"-"`
 }
 
 // Fault is one failed attempt at a turn. Set Status for an HTTP error
@@ -257,4 +268,35 @@ func validateBlock(b llm.Block, malformedOK bool) error {
 func isJSONObject(raw []byte) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)
+}
+
+// SystemContains is a When that accepts requests whose system prompt holds s.
+func SystemContains(s string) func(*Request) bool {
+	return func(r *Request) bool {
+		for _, b := range r.System {
+			if strings.Contains(b.Text, s) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// FirstUserContains is a When that accepts requests whose first user
+// message has a text block holding s: the prompt that began the conversation.
+func FirstUserContains(s string) func(*Request) bool {
+	return func(r *Request) bool {
+		for _, m := range r.Messages {
+			if m.Role != llm.RoleUser {
+				continue
+			}
+			for _, b := range m.Content {
+				if b.Type == llm.TypeText && strings.Contains(b.Text, s) {
+					return true
+				}
+			}
+			return false
+		}
+		return false
+	}
 }

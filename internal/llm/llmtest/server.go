@@ -100,6 +100,7 @@ type Server struct {
 	loop        bool
 	discard     bool
 	byConv      bool
+	match       bool // some turn has When: serve by matching, see serveMatching
 	lenient     bool
 	onViolation func(error)
 	srv         *http.Server
@@ -113,9 +114,10 @@ type Server struct {
 	mu           sync.Mutex
 	closed       bool
 	turns        []Turn
-	cursor       int // next turn to serve
-	faultsServed int // faults of turns[cursor] already served
-	nreq         int // requests to /v1/messages and unknown paths so far
+	cursor       int          // next turn to serve
+	served       map[int]bool // turns served in matching mode
+	faultsServed int          // faults of turns[cursor] already served
+	nreq         int          // requests to /v1/messages and unknown paths so far
 	requests     []*Request
 	lastUses     []llm.Block // tool_use blocks of the last turn served (not faulted): the next request must echo them
 	lastTurn     int
@@ -152,10 +154,10 @@ func NewServer(opts Options) (*Server, error) {
 	if err := validateTurns(opts.Turns, 0); err != nil {
 		return nil, fmt.Errorf("llmtest: invalid script: %w", err)
 	}
-	if opts.ByConversation {
+	if opts.ByConversation || matching(opts.Turns) {
 		for i, t := range opts.Turns {
 			if len(t.Faults) > 0 {
-				return nil, fmt.Errorf("llmtest: invalid script: turn %d: faults cannot be scripted with ByConversation", i)
+				return nil, fmt.Errorf("llmtest: invalid script: turn %d: faults cannot be scripted with ByConversation or When", i)
 			}
 		}
 	}
@@ -172,6 +174,7 @@ func NewServer(opts Options) (*Server, error) {
 		loop:        opts.Loop,
 		discard:     opts.DiscardRequests,
 		byConv:      opts.ByConversation,
+		match:       matching(opts.Turns),
 		lenient:     opts.Lenient,
 		onViolation: opts.OnViolation,
 		seed:        rand.Text()[:10],
@@ -231,6 +234,7 @@ func (s *Server) Append(turns ...Turn) {
 	}
 	s.mu.Lock()
 	s.turns = append(s.turns, turns...)
+	s.match = s.match || matching(turns)
 	s.mu.Unlock()
 }
 
@@ -239,6 +243,9 @@ func (s *Server) Append(turns ...Turn) {
 func (s *Server) Remaining() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.match {
+		return len(s.turns) - len(s.served)
+	}
 	return len(s.turns) - s.cursor
 }
 
@@ -292,6 +299,10 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {
 		s.serveConversation(w, r, req, p, status)
 		return
 	}
+	if s.match {
+		s.serveMatching(w, r, req, p, status)
+		return
+	}
 	s.inspectEcho(in, &p)
 	idx := s.record(req)
 	req.TurnIndex, req.Attempt = s.cursor, s.faultsServed+1
@@ -334,7 +345,7 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {
 	}
 	req.Fault = fault
 	if fault == nil || fault.Status == 0 {
-		req.Response = s.fill(turn.Content)
+		req.Response = s.fill(s.build(&turn, req))
 	}
 	if fault == nil {
 		// Set now, not after the write: the client may send its next request
@@ -396,8 +407,72 @@ func (s *Server) serveConversation(w http.ResponseWriter, r *http.Request, req *
 	}
 	s.mu.Lock()
 	turn := s.turns[n]
-	req.Response = s.fill(turn.Content)
+	req.Response = s.fill(s.build(&turn, req))
 	s.mu.Unlock()
+	if turn.Delay > 0 && !s.wait(r.Context(), turn.Delay) {
+		s.abandon(req)
+		return
+	}
+	s.stream(w, req, turn, nil)
+}
+
+// build makes a Build turn's content for req; it returns the content.
+func (s *Server) build(t *Turn, req *Request) []llm.Block {
+	if t.Build != nil {
+		t.Content = t.Build(req)
+		if err := t.validate(); err != nil {
+			s.onViolation(fmt.Errorf("llmtest: turn built for request: %w", err))
+		}
+	}
+	return t.Content
+}
+
+// matching reports whether any turn has a When.
+func matching(turns []Turn) bool {
+	for _, t := range turns {
+		if t.When != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// serveMatching answers req with the first unserved turn that accepts it.
+// Called with s.mu held; unlocks it.
+func (s *Server) serveMatching(w http.ResponseWriter, r *http.Request, req *Request, p problems, status int) {
+	idx := s.record(req)
+	n := -1
+	for i, t := range s.turns {
+		if !s.served[i] && (t.When == nil || t.When(req)) {
+			n = i
+			break
+		}
+	}
+	req.TurnIndex, req.Attempt = n, 1
+	req.Violations = p
+	refuse := len(p) > 0 && !s.lenient
+	if !refuse && n < 0 {
+		req.TurnIndex = len(s.turns)
+		req.Violations = append(req.Violations, fmt.Sprintf("no unserved turn of %d accepts this request", len(s.turns)))
+		status = http.StatusInternalServerError
+		refuse = true
+	}
+	var turn Turn
+	if !refuse {
+		if s.served == nil {
+			s.served = map[int]bool{}
+		}
+		s.served[n] = true
+		turn = s.turns[n]
+		req.Response = s.fill(s.build(&turn, req))
+	}
+	s.mu.Unlock()
+	s.report(req, idx)
+	if refuse {
+		s.writeError(w, status, "llmtest: "+strings.Join(req.Violations, "; "), "", true)
+		s.finish(req)
+		return
+	}
 	if turn.Delay > 0 && !s.wait(r.Context(), turn.Delay) {
 		s.abandon(req)
 		return

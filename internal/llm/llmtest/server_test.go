@@ -909,3 +909,36 @@ func anthropicLike(t *testing.T, srv *Server) func(*testing.T, string) string {
 		return string(b)
 	}
 }
+
+func TestWhenServesEachRequestTheFirstTurnThatAcceptsIt(t *testing.T) {
+	var violations []string
+	srv, err := NewServer(Options{OnViolation: func(err error) { violations = append(violations, err.Error()) }, Turns: []Turn{
+		{Content: []llm.Block{Text("for b")}, When: FirstUserContains("b")},
+		{Content: []llm.Block{Text("for a")}, When: FirstUserContains("a")},
+		Reply(Text("anyone")),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	p := anthropicLike(t, srv)
+	if got := p(t, `[{"role":"user","content":"a"}]`); !strings.Contains(got, "for a") {
+		t.Fatalf("request a got %s", got)
+	}
+	if got := p(t, `[{"role":"user","content":"a"}]`); !strings.Contains(got, "anyone") {
+		t.Fatalf("second request a got %s", got)
+	}
+	if got := p(t, `[{"role":"user","content":"b"}]`); !strings.Contains(got, "for b") {
+		t.Fatalf("request b got %s", got)
+	}
+	if srv.Remaining() != 0 {
+		t.Errorf("remaining %d", srv.Remaining())
+	}
+	p(t, `[{"role":"user","content":"c"}]`)
+	if len(violations) != 1 || !strings.Contains(violations[0], "no unserved turn") {
+		t.Errorf("violations %q", violations)
+	}
+	if _, err := NewServer(Options{Turns: []Turn{{Content: []llm.Block{Text("x")}, When: FirstUserContains("x"), Faults: []Fault{{Status: 529}}}}}); err == nil {
+		t.Error("faults accepted with When")
+	}
+}

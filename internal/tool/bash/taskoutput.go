@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -76,6 +77,9 @@ func (t TaskOutput) Run(ctx context.Context, env *tool.Env, input json.RawMessag
 	if err != nil {
 		return tool.Result{}, err
 	}
+	if strings.HasPrefix(in.TaskID, "agent_") && env.Subagents != nil {
+		return agentOutput(ctx, env, in, wait)
+	}
 	job, err := findJob(env, t.Name(), in.TaskID)
 	if err != nil {
 		return tool.Result{}, err
@@ -109,6 +113,28 @@ func (t TaskOutput) Run(ctx context.Context, env *tool.Env, input json.RawMessag
 		body = "(no new output)"
 	}
 	return tool.TextResult(describeStatus(job.ID, st)+"\n"+body, res), nil
+}
+
+// agentOutput is TaskOutput for a background subagent: its report once
+// it is done.
+func agentOutput(ctx context.Context, env *tool.Env, in taskOutputInput, wait time.Duration) (tool.Result, error) {
+	if in.Block != nil && !*in.Block {
+		wait = 0
+	}
+	report, done, err := env.Subagents.Output(ctx, in.TaskID, min(wait, maxWait))
+	if err != nil && !done {
+		return tool.Result{}, tool.BadInput("TaskOutput", "%v", err)
+	}
+	res := TaskOutputResult{TaskID: in.TaskID, Status: "running", Output: report}
+	switch {
+	case err != nil:
+		res.Status, res.Output = "failed", err.Error()
+		return tool.TextResult(fmt.Sprintf("Agent %s failed: %v", in.TaskID, err), res), nil
+	case !done:
+		return tool.TextResult(fmt.Sprintf("Agent %s is still running.", in.TaskID), res), nil
+	}
+	res.Status = "completed"
+	return tool.TextResult(fmt.Sprintf("Agent %s has finished. Its report:\n%s", in.TaskID, report), res), nil
 }
 
 // describeStatus says in a sentence where a task is.
