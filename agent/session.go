@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -125,8 +126,34 @@ func newSession(opts Options) (*agentSession, error) {
 		apiKeySource = "ANTHROPIC_AUTH_TOKEN"
 	}
 
+	// Subagents: the built-in agents, then the caller's (which win).
+	defs := builtinAgents()
+	for name, d := range opts.Agents {
+		if d.Source == "" {
+			d.Source = "--agents"
+		}
+		defs[name] = d
+	}
+	// The session itself may run as one of them (--agent, or "agent" in
+	// the settings): its prompt, tools, model and mode.
+	mainAgent := opts.Agent
+	if mainAgent == "" {
+		mainAgent = settings.Agent
+	}
+	var mainDef *AgentDefinition
+	if mainAgent != "" {
+		d, ok := defs[mainAgent]
+		if !ok {
+			return nil, fmt.Errorf("--agent: no agent named %q (available: %s)", mainAgent, strings.Join(slices.Sorted(maps.Keys(defs)), ", "))
+		}
+		mainDef = &d
+	}
+
 	catalog := llm.Catalogue()
 	modelName := opts.Model
+	if modelName == "" && mainDef != nil && mainDef.Model != "inherit" {
+		modelName = mainDef.Model
+	}
 	if modelName == "" {
 		modelName = getenv("ANTHROPIC_MODEL")
 	}
@@ -146,6 +173,9 @@ func newSession(opts Options) (*agentSession, error) {
 		small = catalog.Resolve(catalog.Small, getenv).ID
 	}
 
+	if opts.PermissionMode == "" && mainDef != nil {
+		opts.PermissionMode = mainDef.PermissionMode
+	}
 	mode, err := permissionMode(opts, settings)
 	if err != nil {
 		return nil, err
@@ -173,18 +203,16 @@ func newSession(opts Options) (*agentSession, error) {
 			tools = append(tools, t)
 		}
 	}
-	// Subagents: the built-in agents, then the caller's (which win).
-	defs := builtinAgents()
-	for name, d := range opts.Agents {
-		if d.Source == "" {
-			d.Source = "--agents"
-		}
-		defs[name] = d
-	}
 	var sa *subagents
-	if !removed[agenttool.Name] && (opts.Tools == nil || slices.Contains(opts.Tools, agenttool.Name) || slices.Contains(opts.Tools, "default")) {
+	var spawnable []string // nil: any agent
+	offerAgent := !removed[agenttool.Name] && (opts.Tools == nil || slices.Contains(opts.Tools, agenttool.Name) || slices.Contains(opts.Tools, "default"))
+	if mainDef != nil {
+		tools = agentTools(tools, *mainDef)
+		offerAgent, spawnable = spawnRights(*mainDef, offerAgent)
+	}
+	if offerAgent {
 		sa = newSubagents(nil, defs)
-		tools = append(tools, agenttool.New(sa.infos(), nil))
+		tools = append(tools, agenttool.New(sa.infos(), spawnable))
 	}
 	registry := tool.NewRegistry(tools...)
 	approvers := tool.NewRegistry(all...)
@@ -254,7 +282,7 @@ func newSession(opts Options) (*agentSession, error) {
 	hookLog := &engine.HookLog{}
 	s.hookLog = hookLog
 	hookBase := func() hook.Base {
-		return hook.Base{SessionID: sessionID, TranscriptPath: transcript, Cwd: env.Cwd(), PermissionMode: string(checker.Mode())}
+		return hook.Base{SessionID: sessionID, TranscriptPath: transcript, Cwd: env.Cwd(), PermissionMode: string(checker.Mode()), AgentType: mainAgent}
 	}
 	s.hookBase = hookBase
 	s.hooks, err = hook.New(hook.Options{
@@ -330,8 +358,11 @@ func newSession(opts Options) (*agentSession, error) {
 	penv.Model = model.ID
 	penv.ExtraDirs = checker.Dirs()
 	popts := prompt.Options{Append: opts.AppendSystemPrompt, Env: penv, AutoMemory: autoMemory}
-	if opts.SystemPrompt != nil {
+	switch {
+	case opts.SystemPrompt != nil:
 		popts.Replace, popts.ReplaceSet = *opts.SystemPrompt, true
+	case mainDef != nil:
+		popts.Replace, popts.ReplaceSet = mainDef.Prompt+"\n\n"+penv.Describe(), true
 	}
 	// A resumed session re-sends the system prompt and tools of its first
 	// request byte for byte, so the prompt cache still holds.
@@ -471,7 +502,7 @@ func (s *agentSession) initMessage() *protocol.System {
 			APIKeySource:      s.apiKeySource,
 			ClaudeCodeVersion: version.Version,
 			OutputStyle:       "default",
-			Agents:            []string{},
+			Agents:            s.agentNames(),
 			Skills:            []string{},
 			Plugins:           []protocol.Plugin{},
 			AdditionalDirs:    s.checker.Dirs(),
@@ -502,6 +533,17 @@ func (s *agentSession) close() {
 		_ = s.recorder.Close()
 	}
 	_ = os.RemoveAll(s.env.ScratchDir)
+}
+
+// agentNames are the agents the model may start, for the init message.
+func (s *agentSession) agentNames() []string {
+	out := []string{}
+	if s.subagents != nil {
+		for _, a := range s.subagents.infos() {
+			out = append(out, a.Name)
+		}
+	}
+	return out
 }
 
 // catalog is the model catalogue.

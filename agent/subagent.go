@@ -43,6 +43,9 @@ type AgentDefinition struct {
 	PermissionMode PermissionMode
 	// Isolation "worktree" runs it in a temporary git worktree.
 	Isolation string
+	// MCPServers names servers of the session whose tools the agent gets
+	// even when Tools leaves them out.
+	MCPServers []string
 	// Hooks run only for this agent's events.
 	Hooks map[HookEvent][]HookMatcher
 	// Source says where the definition came from (a file, "built-in"…).
@@ -279,24 +282,54 @@ func (sa *subagents) run(ctx context.Context, name string, def AgentDefinition, 
 }
 
 // childTools are a subagent's tools: the session's, without Agent (no
-// nesting), narrowed to the definition's list and without its disallowed
-// ones.
+// nesting), narrowed to the definition's.
 func childTools(all []tool.Tool, def AgentDefinition) []tool.Tool {
+	return agentTools(slices.DeleteFunc(slices.Clone(all), func(t tool.Tool) bool { return t.Name() == agenttool.Name }), def)
+}
+
+// agentTools narrows tools to a definition's list (nil: all of them) and
+// removes its disallowed ones. A tool of an MCP server the definition names
+// in MCPServers is kept even when the list leaves it out.
+func agentTools(all []tool.Tool, def AgentDefinition) []tool.Tool {
 	var out []tool.Tool
 	for _, t := range all {
 		name := t.Name()
-		if name == agenttool.Name {
-			continue
-		}
-		if def.Tools != nil && !slices.ContainsFunc(def.Tools, func(r string) bool { return ruleTool(r) == name || r == "*" }) {
-			continue
-		}
-		if slices.ContainsFunc(def.DisallowedTools, func(r string) bool { return ruleTool(r) == name }) {
+		listed := def.Tools == nil || slices.ContainsFunc(def.Tools, func(r string) bool { return ruleTool(r) == name || r == "*" }) ||
+			slices.ContainsFunc(def.MCPServers, func(srv string) bool { return strings.HasPrefix(name, "mcp__"+srv+"__") })
+		if !listed || slices.ContainsFunc(def.DisallowedTools, func(r string) bool { return ruleTool(r) == name }) {
 			continue
 		}
 		out = append(out, t)
 	}
 	return out
+}
+
+// spawnRights says whether an agent running the session may use Agent, and
+// which agents it may start: "Agent(worker, researcher)" in its tools
+// limits it to those; plain "Agent" (or no list) allows any.
+func spawnRights(def AgentDefinition, offered bool) (bool, []string) {
+	if !offered || slices.Contains(def.DisallowedTools, agenttool.Name) {
+		return false, nil
+	}
+	if def.Tools == nil {
+		return true, nil
+	}
+	for _, r := range def.Tools {
+		if r == "*" || r == agenttool.Name || r == "Task" {
+			return true, nil
+		}
+		if ruleTool(r) == agenttool.Name || ruleTool(r) == "Task" {
+			inner := strings.TrimSuffix(r[strings.IndexByte(r, '(')+1:], ")")
+			var names []string
+			for _, n := range strings.Split(inner, ",") {
+				if n = strings.TrimSpace(n); n != "" {
+					names = append(names, n)
+				}
+			}
+			return true, names
+		}
+	}
+	return false, nil
 }
 
 // ruleTool is the tool a tools entry names ("Bash(git *)" → "Bash").

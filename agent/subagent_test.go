@@ -36,13 +36,21 @@ func requestsFor(srv *llmtest.Server, first string) []llmtest.Request {
 }
 
 func TestSubagentHasItsOwnPromptToolsAndContext(t *testing.T) {
-	srv := llmtest.Start(t, llmtest.Options{Turns: []llmtest.Turn{
+	turns := []llmtest.Turn{
 		turnFor("please review", agentCall("reviewer", "CHILD: review a.txt")),
 		turnFor("CHILD:", llmtest.ToolUse("Read", map[string]string{"file_path": "a.txt"})),
 		turnFor("CHILD:", llmtest.ToolUse("Agent", map[string]any{"description": "nest", "prompt": "go deeper"})),
 		turnFor("CHILD:", llmtest.Text("REPORT: a.txt looks fine")),
 		turnFor("please review", llmtest.Text("done")),
-	}})
+	}
+	// The subagent's spending shows in the session's result.
+	for i := range turns {
+		turns[i].Usage = &llm.Usage{InputTokens: 1, OutputTokens: 1}
+		if i >= 1 && i <= 3 {
+			turns[i].Usage = &llm.Usage{InputTokens: 1000, OutputTokens: 100}
+		}
+	}
+	srv := llmtest.Start(t, llmtest.Options{Turns: turns})
 	opts := testOptions(t, srv)
 	os.WriteFile(filepath.Join(opts.Cwd, "a.txt"), []byte("alpha\n"), 0o644)
 	opts.Agents = map[string]AgentDefinition{"reviewer": {
@@ -138,8 +146,12 @@ func TestSubagentHasItsOwnPromptToolsAndContext(t *testing.T) {
 		t.Errorf("hooks saw\n%q\nwant\n%q", hookAgents, want)
 	}
 
-	// The subagent's transcript is its own file beside the session's.
 	res := msgs[len(msgs)-1].(*ResultMessage)
+	if res.Usage.InputTokens != 3002 || res.Usage.OutputTokens != 302 {
+		t.Errorf("result usage %+v, want the subagent's 3000/300 included", res.Usage)
+	}
+
+	// The subagent's transcript is its own file beside the session's.
 	files, _ := filepath.Glob(filepath.Join(opts.Env["CLAUDE_CONFIG_DIR"], "projects", "*", res.SessionID, "subagents", "agent-*.jsonl"))
 	if len(files) != 1 {
 		t.Fatalf("subagent transcripts %v", files)
@@ -256,4 +268,72 @@ func TestWorktreeSubagentLeavesTheMainTreeAlone(t *testing.T) {
 		t.Errorf("worktree %s is not under XDG_CACHE_HOME", path)
 	}
 	exec.Command("git", "-C", repo, "worktree", "remove", "--force", path).Run()
+}
+
+func TestSessionRunsAsACoordinatorAgent(t *testing.T) {
+	srv := llmtest.Start(t, llmtest.Options{Turns: []llmtest.Turn{
+		turnFor("coordinate", agentCall("researcher", "RESEARCH")),
+		turnFor("coordinate", agentCall("worker", "WORK")),
+		turnFor("WORK", llmtest.Text("work done")),
+		turnFor("coordinate", llmtest.Text("all done")),
+	}})
+	opts := testOptions(t, srv)
+	opts.Agents = map[string]AgentDefinition{
+		"coordinator": {Description: "Coordinates", Prompt: "You are the COORDINATOR.", Tools: []string{"Read", "Agent(worker)"}, Model: "haiku"},
+		"worker":      {Description: "Works", Prompt: "You are a worker."},
+		"researcher":  {Description: "Researches", Prompt: "You are a researcher."},
+	}
+	opts.Agent = "coordinator"
+	var agentTypes []string
+	opts.Hooks = map[HookEvent][]HookMatcher{HookPreToolUse: {{Hooks: []HookCallback{func(_ context.Context, _ HookInput, payload json.RawMessage) (*HookOutput, error) {
+		var p struct {
+			AgentID   *string `json:"agent_id"`
+			AgentType string  `json:"agent_type"`
+		}
+		json.Unmarshal(payload, &p)
+		if p.AgentID == nil {
+			agentTypes = append(agentTypes, p.AgentType)
+		}
+		return nil, nil
+	}}}}}
+	msgs := collect(t, context.Background(), "coordinate", opts)
+	parent := requestsFor(srv, "coordinate")
+	if len(parent) != 3 {
+		t.Fatalf("%d requests", len(parent))
+	}
+	first := parent[0]
+	if !strings.Contains(first.SystemText(), "You are the COORDINATOR.") {
+		t.Errorf("system prompt:\n%s", first.SystemText())
+	}
+	if got := first.ToolNames(); !slices.Equal(got, []string{"Agent", "Read"}) && !slices.Equal(got, []string{"Read", "Agent"}) {
+		t.Errorf("tools %v", got)
+	}
+	if !strings.Contains(first.Model, "haiku") {
+		t.Errorf("model %s, want the agent's haiku", first.Model)
+	}
+	desc := string(first.Tool("Agent"))
+	if !strings.Contains(desc, "worker") || strings.Contains(desc, "researcher") {
+		t.Errorf("the Agent tool offers agents the coordinator may not start: %s", desc)
+	}
+	if res := parent[1].ToolResults(); len(res) != 1 || !res[0].IsError {
+		t.Errorf("starting a researcher was not refused: %+v", res)
+	}
+	if res := parent[2].ToolResults(); len(res) != 1 || !strings.Contains(llm.TextOf(res[0].Content), "work done") {
+		t.Errorf("worker report %+v", res)
+	}
+	if !slices.Equal(agentTypes, []string{"coordinator", "coordinator"}) {
+		t.Errorf("main-thread hooks saw agent_type %q", agentTypes)
+	}
+	init := msgs[0].(*SystemMessage)
+	if !slices.Contains(init.Init.Agents, "worker") {
+		t.Errorf("init agents %v", init.Init.Agents)
+	}
+
+	opts.Agent = "nobody"
+	for _, err := range Query(context.Background(), "x", opts) {
+		if err == nil || !strings.Contains(err.Error(), "nobody") {
+			t.Errorf("unknown --agent: %v", err)
+		}
+		break
+	}
 }
