@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tackcode/tack/internal/jsontree"
 )
 
 // Settings are the keys of a Claude Code settings file that tack knows, every
@@ -189,7 +191,8 @@ func contains(list []string, s string) bool {
 // document is one settings file being interpreted: its bytes, where it came
 // from, and what has been read from it so far.
 type document struct {
-	lines    lineIndex
+	src      []byte // without a byte order mark
+	lines    *jsontree.Lines
 	source   Source // scope and path; Line and Col are zero
 	opts     *LoadOptions
 	settings Settings
@@ -205,15 +208,10 @@ func parseDocument(src []byte, source Source, opts *LoadOptions) (*document, *Er
 	// reading past it is what the user meant. Offsets stay relative to the
 	// text after it, which is what editors number.
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
-	d := &document{lines: lineIndex{src: src}, source: source, opts: opts, origins: map[string]Source{}}
-	root, serr := parseJSON(src)
+	d := &document{src: src, lines: jsontree.NewLines(src), source: source, opts: opts, origins: map[string]Source{}}
+	root, serr := jsontree.Parse(src, nil)
 	if serr != nil {
-		msg := serr.msg
-		if serr.open >= 0 {
-			l, c := d.lines.pos(serr.open)
-			msg = fmt.Sprintf(msg, l, c)
-		}
-		return nil, d.fail(serr.off, "", "invalid JSON: "+msg, nil)
+		return nil, d.fail(serr.Off, "", "invalid JSON: "+serr.Msg, nil)
 	}
 	if root == nil {
 		return d, nil // an empty file sets nothing
@@ -227,7 +225,7 @@ func parseDocument(src []byte, source Source, opts *LoadOptions) (*document, *Er
 // at returns the document's source positioned at byte offset off.
 func (d *document) at(off int) Source {
 	s := d.source
-	s.Line, s.Col = d.lines.pos(off)
+	s.Line, s.Col = d.lines.Pos(off)
 	return s
 }
 
@@ -252,51 +250,51 @@ func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]
 // keys when known is nil) is written twice. A duplicate is an error because
 // JSON parsers silently keep only the last one: a second "permissions" would
 // drop every rule of the first. Unknown keys are not tack's business.
-func (d *document) object(n *node, path string, known []string) *Error {
-	if n.kind != kindObject {
+func (d *document) object(n *jsontree.Node, path string, known []string) *Error {
+	if n.Kind != jsontree.Object {
 		return d.typeError(n, path, "an object")
 	}
-	if len(n.mems) < 2 {
+	if len(n.Members) < 2 {
 		return nil
 	}
-	seen := make(map[string]int, len(n.mems))
-	for _, m := range n.mems {
-		if known != nil && !contains(known, m.key) {
+	seen := make(map[string]int, len(n.Members))
+	for _, m := range n.Members {
+		if known != nil && !contains(known, m.Key) {
 			continue
 		}
-		if first, dup := seen[m.key]; dup {
-			l, c := d.lines.pos(first)
-			return d.fail(m.keyOff, join(path, m.key), fmt.Sprintf("duplicate key (also at line %d, column %d); only one of them would be used", l, c), nil)
+		if first, dup := seen[m.Key]; dup {
+			l, c := d.lines.Pos(first)
+			return d.fail(m.KeyOff, join(path, m.Key), fmt.Sprintf("duplicate key (also at line %d, column %d); only one of them would be used", l, c), nil)
 		}
-		seen[m.key] = m.keyOff
+		seen[m.Key] = m.KeyOff
 	}
 	return nil
 }
 
-func (d *document) typeError(n *node, path, want string) *Error {
-	return d.fail(n.off, path, fmt.Sprintf("expected %s, got %s", want, n.kind), nil)
+func (d *document) typeError(n *jsontree.Node, path, want string) *Error {
+	return d.fail(n.Off, path, fmt.Sprintf("expected %s, got %s", want, n.Kind), nil)
 }
 
 // unknownKey keeps quiet about keys tack does not know, except those that
 // look like a misspelt known key: those are almost always a policy that
 // silently does nothing.
-func (d *document) unknownKey(m member, path string, known []string) {
-	if s := suggest(m.key, known); s != "" {
-		d.warn(m.keyOff, join(path, m.key), fmt.Sprintf("unknown key is ignored (did you mean %q?)", s))
+func (d *document) unknownKey(m jsontree.Member, path string, known []string) {
+	if s := suggest(m.Key, known); s != "" {
+		d.warn(m.KeyOff, join(path, m.Key), fmt.Sprintf("unknown key is ignored (did you mean %q?)", s))
 	}
 }
 
-func (d *document) top(root *node) *Error {
-	if root.kind != kindObject {
-		return d.fail(root.off, "", fmt.Sprintf("settings must be a JSON object, got %s", root.kind), nil)
+func (d *document) top(root *jsontree.Node) *Error {
+	if root.Kind != jsontree.Object {
+		return d.fail(root.Off, "", fmt.Sprintf("settings must be a JSON object, got %s", root.Kind), nil)
 	}
 	if err := d.object(root, "", topLevelKeys); err != nil {
 		return err
 	}
 	s := &d.settings
-	for _, m := range root.mems {
-		k, v := m.key, m.val
-		if v.kind == kindNull && contains(topLevelKeys, k) {
+	for _, m := range root.Members {
+		k, v := m.Key, m.Value
+		if v.Kind == jsontree.Null && contains(topLevelKeys, k) {
 			continue // null means unset
 		}
 		var err *Error
@@ -325,7 +323,7 @@ func (d *document) top(root *node) *Error {
 			if err = d.scalarBool(v, k, &s.AllowManagedHooksOnly); err == nil && d.source.Scope != ScopeManaged {
 				// Only an administrator may restrict hooks to theirs; in
 				// any other file the key would be a false sense of security.
-				d.warn(v.off, k, "has an effect only in managed settings; ignored here")
+				d.warn(v.Off, k, "has an effect only in managed settings; ignored here")
 				s.AllowManagedHooksOnly = nil
 				delete(d.origins, k)
 			}
@@ -337,7 +335,7 @@ func (d *document) top(root *node) *Error {
 			var n int
 			if n, err = d.nonNegativeInt(v, k); err == nil {
 				s.CleanupPeriodDays = &n
-				d.origins[k] = d.at(v.off)
+				d.origins[k] = d.at(v.Off)
 			}
 		case "enabledMcpjsonServers":
 			err = d.items(v, k, &s.EnabledMcpjsonServers, nil, "")
@@ -352,14 +350,14 @@ func (d *document) top(root *node) *Error {
 		case "enabledPlugins":
 			err = d.enabledPlugins(v)
 		case "sandbox":
-			s.Sandbox = raw(d.lines.src, v)
-			d.origins[k] = d.at(v.off)
+			s.Sandbox = raw(d.src, v)
+			d.origins[k] = d.at(v.Off)
 		default:
 			if s.Unknown == nil {
 				s.Unknown = map[string]json.RawMessage{}
 			}
-			s.Unknown[k] = raw(d.lines.src, v)
-			d.origins[k] = d.at(v.off)
+			s.Unknown[k] = raw(d.src, v)
+			d.origins[k] = d.at(v.Off)
 			d.unknownKey(m, "", topLevelKeys)
 		}
 		if err != nil {
@@ -370,109 +368,109 @@ func (d *document) top(root *node) *Error {
 }
 
 // raw copies the text of n, so that the settings do not pin the whole file.
-func raw(src []byte, n *node) json.RawMessage {
-	return json.RawMessage(bytes.Clone(src[n.off:n.end]))
+func raw(src []byte, n *jsontree.Node) json.RawMessage {
+	return json.RawMessage(bytes.Clone(src[n.Off:n.End]))
 }
 
-func (d *document) scalarString(n *node, path string, dst *string) *Error {
-	if n.kind != kindString {
+func (d *document) scalarString(n *jsontree.Node, path string, dst *string) *Error {
+	if n.Kind != jsontree.String {
 		return d.typeError(n, path, "a string")
 	}
-	*dst = n.str
-	d.origins[path] = d.at(n.off)
+	*dst = n.Str
+	d.origins[path] = d.at(n.Off)
 	return nil
 }
 
-func (d *document) scalarBool(n *node, path string, dst **bool) *Error {
-	if n.kind != kindBool {
+func (d *document) scalarBool(n *jsontree.Node, path string, dst **bool) *Error {
+	if n.Kind != jsontree.Bool {
 		return d.typeError(n, path, "true or false")
 	}
-	b := n.b
+	b := n.Bool
 	*dst = &b
-	d.origins[path] = d.at(n.off)
+	d.origins[path] = d.at(n.Off)
 	return nil
 }
 
-func (d *document) str(n *node, path string) (string, *Error) {
-	if n.kind != kindString {
+func (d *document) str(n *jsontree.Node, path string) (string, *Error) {
+	if n.Kind != jsontree.String {
 		return "", d.typeError(n, path, "a string")
 	}
-	return n.str, nil
+	return n.Str, nil
 }
 
-func (d *document) boolean(n *node, path string) (bool, *Error) {
-	if n.kind != kindBool {
+func (d *document) boolean(n *jsontree.Node, path string) (bool, *Error) {
+	if n.Kind != jsontree.Bool {
 		return false, d.typeError(n, path, "true or false")
 	}
-	return n.b, nil
+	return n.Bool, nil
 }
 
 // nonNegativeInt reads a whole number ≥ 0; 30.0 counts, as it does in
 // JavaScript.
-func (d *document) nonNegativeInt(n *node, path string) (int, *Error) {
-	if n.kind != kindNumber {
+func (d *document) nonNegativeInt(n *jsontree.Node, path string) (int, *Error) {
+	if n.Kind != jsontree.Number {
 		return 0, d.typeError(n, path, "a whole number")
 	}
-	f, err := strconv.ParseFloat(n.str, 64)
+	f, err := strconv.ParseFloat(n.Str, 64)
 	if err != nil || f != math.Trunc(f) || math.Abs(f) > math.MaxInt32 {
-		return 0, d.fail(n.off, path, fmt.Sprintf("expected a whole number, got %s", n.str), nil)
+		return 0, d.fail(n.Off, path, fmt.Sprintf("expected a whole number, got %s", n.Str), nil)
 	}
 	if f < 0 {
-		return 0, d.fail(n.off, path, fmt.Sprintf("must not be negative, got %s", n.str), nil)
+		return 0, d.fail(n.Off, path, fmt.Sprintf("must not be negative, got %s", n.Str), nil)
 	}
 	return int(f), nil
 }
 
 // items reads a list of strings. validate, when set, checks each one; what
 // names the thing it checks in the error ("rule").
-func (d *document) items(n *node, path string, dst *[]Item, validate func(string) error, what string) *Error {
-	if n.kind != kindArray {
+func (d *document) items(n *jsontree.Node, path string, dst *[]Item, validate func(string) error, what string) *Error {
+	if n.Kind != jsontree.Array {
 		return d.typeError(n, path, "a list of strings")
 	}
-	for i, e := range n.elems {
-		if e.kind != kindString {
+	for i, e := range n.Elems {
+		if e.Kind != jsontree.String {
 			return d.typeError(e, index(path, i), "a string")
 		}
-		if what != "" && strings.TrimSpace(e.str) == "" {
-			return d.fail(e.off, index(path, i), "empty "+what, nil)
+		if what != "" && strings.TrimSpace(e.Str) == "" {
+			return d.fail(e.Off, index(path, i), "empty "+what, nil)
 		}
 		if validate != nil {
-			if err := validate(e.str); err != nil {
-				return d.fail(e.off, index(path, i), fmt.Sprintf("invalid %s %q", what, e.str), err)
+			if err := validate(e.Str); err != nil {
+				return d.fail(e.Off, index(path, i), fmt.Sprintf("invalid %s %q", what, e.Str), err)
 			}
 		}
-		*dst = append(*dst, Item{Text: e.str, Source: d.at(e.off)})
+		*dst = append(*dst, Item{Text: e.Str, Source: d.at(e.Off)})
 	}
 	return nil
 }
 
-func (d *document) stringList(n *node, path string) ([]string, *Error) {
-	if n.kind != kindArray {
+func (d *document) stringList(n *jsontree.Node, path string) ([]string, *Error) {
+	if n.Kind != jsontree.Array {
 		return nil, d.typeError(n, path, "a list of strings")
 	}
-	out := make([]string, 0, len(n.elems))
-	for i, e := range n.elems {
-		if e.kind != kindString {
+	out := make([]string, 0, len(n.Elems))
+	for i, e := range n.Elems {
+		if e.Kind != jsontree.String {
 			return nil, d.typeError(e, index(path, i), "a string")
 		}
-		out = append(out, e.str)
+		out = append(out, e.Str)
 	}
 	return out, nil
 }
 
-func (d *document) permissions(n *node) *Error {
+func (d *document) permissions(n *jsontree.Node) *Error {
 	const path = "permissions"
 	if err := d.object(n, path, permissionKeys); err != nil {
 		return err
 	}
 	p := &d.settings.Permissions
-	for _, m := range n.mems {
-		if m.val.kind == kindNull {
+	for _, m := range n.Members {
+		if m.Value.Kind == jsontree.Null {
 			continue
 		}
-		k, v := join(path, m.key), m.val
+		k, v := join(path, m.Key), m.Value
 		var err *Error
-		switch m.key {
+		switch m.Key {
 		case "allow":
 			err = d.items(v, k, &p.Allow, d.opts.ValidateRule, "rule")
 		case "ask":
@@ -482,24 +480,24 @@ func (d *document) permissions(n *node) *Error {
 		case "additionalDirectories":
 			err = d.items(v, k, &p.AdditionalDirectories, nil, "directory")
 		case "defaultMode":
-			if v.kind != kindString {
+			if v.Kind != jsontree.String {
 				return d.typeError(v, k, "a string")
 			}
-			if !contains(modes, v.str) {
-				msg := fmt.Sprintf("unknown mode %q (want %s)", v.str, orList(modes))
-				if s := suggest(v.str, modes); s != "" {
-					msg = fmt.Sprintf("unknown mode %q (did you mean %q? want %s)", v.str, s, orList(modes))
+			if !contains(modes, v.Str) {
+				msg := fmt.Sprintf("unknown mode %q (want %s)", v.Str, orList(modes))
+				if s := suggest(v.Str, modes); s != "" {
+					msg = fmt.Sprintf("unknown mode %q (did you mean %q? want %s)", v.Str, s, orList(modes))
 				}
-				return d.fail(v.off, k, msg, nil)
+				return d.fail(v.Off, k, msg, nil)
 			}
-			p.DefaultMode = v.str
-			d.origins[k] = d.at(v.off)
+			p.DefaultMode = v.Str
+			d.origins[k] = d.at(v.Off)
 		case "disableBypassPermissionsMode":
-			if v.kind != kindString || v.str != "disable" {
-				return d.fail(v.off, k, fmt.Sprintf(`expected "disable", got %s`, describeValue(d.lines.src, v)), nil)
+			if v.Kind != jsontree.String || v.Str != "disable" {
+				return d.fail(v.Off, k, fmt.Sprintf(`expected "disable", got %s`, describeValue(d.src, v)), nil)
 			}
 			p.DisableBypassPermissionsMode = true
-			d.origins[k] = d.at(v.off)
+			d.origins[k] = d.at(v.Off)
 		default:
 			d.unknownKey(m, path, permissionKeys)
 		}
@@ -512,65 +510,65 @@ func (d *document) permissions(n *node) *Error {
 
 // describeValue renders a short value for a message: the JSON text of a
 // scalar, the kind of a container.
-func describeValue(src []byte, n *node) string {
-	if n.kind == kindArray || n.kind == kindObject {
-		return n.kind.String()
+func describeValue(src []byte, n *jsontree.Node) string {
+	if n.Kind == jsontree.Array || n.Kind == jsontree.Object {
+		return n.Kind.String()
 	}
-	s := string(src[n.off:n.end])
+	s := string(src[n.Off:n.End])
 	if len(s) > 60 {
 		s = s[:57] + "..."
 	}
 	return s
 }
 
-func (d *document) env(n *node) *Error {
+func (d *document) env(n *jsontree.Node) *Error {
 	const path = "env"
 	if err := d.object(n, path, nil); err != nil {
 		return err
 	}
-	for _, m := range n.mems {
-		k, v := join(path, m.key), m.val
+	for _, m := range n.Members {
+		k, v := join(path, m.Key), m.Value
 		// The name and value go to execve as NAME=value, C strings: an "="
 		// in the name or a NUL anywhere would corrupt the environment.
 		switch {
-		case m.key == "":
-			return d.fail(m.keyOff, path, "empty environment variable name", nil)
-		case strings.ContainsAny(m.key, "=\x00"):
-			return d.fail(m.keyOff, k, "environment variable name contains '=' or NUL", nil)
+		case m.Key == "":
+			return d.fail(m.KeyOff, path, "empty environment variable name", nil)
+		case strings.ContainsAny(m.Key, "=\x00"):
+			return d.fail(m.KeyOff, k, "environment variable name contains '=' or NUL", nil)
 		}
 		var val string
-		switch v.kind {
-		case kindNull:
+		switch v.Kind {
+		case jsontree.Null:
 			continue
-		case kindString:
-			val = v.str
-		case kindNumber:
-			val = v.str // "PORT": 8080 means "8080"
-		case kindBool:
-			val = strconv.FormatBool(v.b)
+		case jsontree.String:
+			val = v.Str
+		case jsontree.Number:
+			val = v.Str // "PORT": 8080 means "8080"
+		case jsontree.Bool:
+			val = strconv.FormatBool(v.Bool)
 		default:
 			return d.typeError(v, k, "a string")
 		}
 		if strings.IndexByte(val, 0) >= 0 {
-			return d.fail(v.off, k, "value contains a NUL character", nil)
+			return d.fail(v.Off, k, "value contains a NUL character", nil)
 		}
 		if d.settings.Env == nil {
 			d.settings.Env = map[string]string{}
 		}
-		d.settings.Env[m.key] = val
-		d.origins[k] = d.at(v.off)
+		d.settings.Env[m.Key] = val
+		d.origins[k] = d.at(v.Off)
 	}
 	return nil
 }
 
-func (d *document) enabledPlugins(n *node) *Error {
+func (d *document) enabledPlugins(n *jsontree.Node) *Error {
 	const path = "enabledPlugins"
 	if err := d.object(n, path, nil); err != nil {
 		return err
 	}
-	for _, m := range n.mems {
-		k, v := join(path, m.key), m.val
-		if v.kind == kindNull {
+	for _, m := range n.Members {
+		k, v := join(path, m.Key), m.Value
+		if v.Kind == jsontree.Null {
 			continue
 		}
 		on, err := d.boolean(v, k)
@@ -580,25 +578,25 @@ func (d *document) enabledPlugins(n *node) *Error {
 		if d.settings.EnabledPlugins == nil {
 			d.settings.EnabledPlugins = map[string]bool{}
 		}
-		d.settings.EnabledPlugins[m.key] = on
-		d.origins[k] = d.at(v.off)
+		d.settings.EnabledPlugins[m.Key] = on
+		d.origins[k] = d.at(v.Off)
 	}
 	return nil
 }
 
-func (d *document) statusLine(n *node) *Error {
+func (d *document) statusLine(n *jsontree.Node) *Error {
 	const path = "statusLine"
 	if err := d.object(n, path, statusLineKeys); err != nil {
 		return err
 	}
 	sl := &StatusLine{}
-	for _, m := range n.mems {
-		k, v := join(path, m.key), m.val
-		if v.kind == kindNull {
+	for _, m := range n.Members {
+		k, v := join(path, m.Key), m.Value
+		if v.Kind == jsontree.Null {
 			continue
 		}
 		var err *Error
-		switch m.key {
+		switch m.Key {
 		case "type":
 			sl.Type, err = d.str(v, k)
 		case "command":
@@ -613,35 +611,35 @@ func (d *document) statusLine(n *node) *Error {
 		}
 	}
 	if (sl.Type == "" || sl.Type == "command") && strings.TrimSpace(sl.Command) == "" {
-		return d.fail(n.off, path, `missing "command"`, nil)
+		return d.fail(n.Off, path, `missing "command"`, nil)
 	}
 	d.settings.StatusLine = sl
-	d.origins[path] = d.at(n.off)
+	d.origins[path] = d.at(n.Off)
 	return nil
 }
 
-func (d *document) hooks(n *node) *Error {
+func (d *document) hooks(n *jsontree.Node) *Error {
 	const path = "hooks"
 	if err := d.object(n, path, nil); err != nil {
 		return err
 	}
-	for _, m := range n.mems {
-		event := m.key
+	for _, m := range n.Members {
+		event := m.Key
 		if !IsHookEvent(event) {
 			msg := fmt.Sprintf("unknown hook event %q", event)
 			if s := suggest(event, hookEvents[:]); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
-			return d.fail(m.keyOff, join(path, event), msg, nil)
+			return d.fail(m.KeyOff, join(path, event), msg, nil)
 		}
-		if m.val.kind == kindNull {
+		if m.Value.Kind == jsontree.Null {
 			continue
 		}
 		ep := join(path, event)
-		if m.val.kind != kindArray {
-			return d.typeError(m.val, ep, "a list of matcher groups")
+		if m.Value.Kind != jsontree.Array {
+			return d.typeError(m.Value, ep, "a list of matcher groups")
 		}
-		for i, g := range m.val.elems {
+		for i, g := range m.Value.Elems {
 			hm, err := d.matcherGroup(g, index(ep, i))
 			if err != nil {
 				return err
@@ -655,21 +653,21 @@ func (d *document) hooks(n *node) *Error {
 	return nil
 }
 
-func (d *document) matcherGroup(n *node, path string) (HookMatcher, *Error) {
-	hm := HookMatcher{Source: d.at(n.off)}
-	if n.kind != kindObject {
-		return hm, d.fail(n.off, path, fmt.Sprintf(`expected a matcher group {"matcher": …, "hooks": […]}, got %s`, n.kind), nil)
+func (d *document) matcherGroup(n *jsontree.Node, path string) (HookMatcher, *Error) {
+	hm := HookMatcher{Source: d.at(n.Off)}
+	if n.Kind != jsontree.Object {
+		return hm, d.fail(n.Off, path, fmt.Sprintf(`expected a matcher group {"matcher": …, "hooks": […]}, got %s`, n.Kind), nil)
 	}
 	if err := d.object(n, path, matcherKeys); err != nil {
 		return hm, err
 	}
-	var handlers *node
+	var handlers *jsontree.Node
 	flat := false
-	for _, m := range n.mems {
-		k, v := join(path, m.key), m.val
-		switch m.key {
+	for _, m := range n.Members {
+		k, v := join(path, m.Key), m.Value
+		switch m.Key {
 		case "matcher":
-			if v.kind == kindNull {
+			if v.Kind == jsontree.Null {
 				continue
 			}
 			s, err := d.str(v, k)
@@ -677,7 +675,7 @@ func (d *document) matcherGroup(n *node, path string) (HookMatcher, *Error) {
 				return hm, err
 			}
 			if err := d.checkMatcher(s); err != nil {
-				return hm, d.fail(v.off, k, fmt.Sprintf("matcher %q is not a tool name, a '|' list of names or a valid regular expression", s), err)
+				return hm, d.fail(v.Off, k, fmt.Sprintf("matcher %q is not a tool name, a '|' list of names or a valid regular expression", s), err)
 			}
 			hm.Matcher = s
 		case "hooks":
@@ -688,19 +686,19 @@ func (d *document) matcherGroup(n *node, path string) (HookMatcher, *Error) {
 			d.unknownKey(m, path, matcherKeys)
 		}
 	}
-	if handlers == nil || handlers.kind == kindNull {
+	if handlers == nil || handlers.Kind == jsontree.Null {
 		msg := `missing "hooks" (the list of handlers of this matcher)`
 		if flat {
 			// The most common mistake, and Claude Code ignores it silently.
 			msg = `missing "hooks": handlers go in a nested list, {"matcher": "…", "hooks": [{"type": "command", "command": "…"}]}`
 		}
-		return hm, d.fail(n.off, path, msg, nil)
+		return hm, d.fail(n.Off, path, msg, nil)
 	}
 	hp := join(path, "hooks")
-	if handlers.kind != kindArray {
+	if handlers.Kind != jsontree.Array {
 		return hm, d.typeError(handlers, hp, "a list of hook handlers")
 	}
-	for i, h := range handlers.elems {
+	for i, h := range handlers.Elems {
 		hk, err := d.hook(h, index(hp, i))
 		if err != nil {
 			return hm, err
@@ -725,7 +723,7 @@ func (d *document) checkMatcher(s string) error {
 func isNameList(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !(isWordByte(c) && c != '$' || c == '-' || c == '|') {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '|') {
 			return false
 		}
 	}
@@ -735,39 +733,39 @@ func isNameList(s string) bool {
 // maxTimeoutSeconds keeps a timeout within what time.Duration holds.
 const maxTimeoutSeconds = float64(math.MaxInt64 / int64(time.Second))
 
-func (d *document) hook(n *node, path string) (Hook, *Error) {
-	h := Hook{Source: d.at(n.off)}
-	if n.kind != kindObject {
-		return h, d.fail(n.off, path, fmt.Sprintf(`expected a hook handler {"type": …}, got %s`, n.kind), nil)
+func (d *document) hook(n *jsontree.Node, path string) (Hook, *Error) {
+	h := Hook{Source: d.at(n.Off)}
+	if n.Kind != jsontree.Object {
+		return h, d.fail(n.Off, path, fmt.Sprintf(`expected a hook handler {"type": …}, got %s`, n.Kind), nil)
 	}
 	if err := d.object(n, path, hookKeys); err != nil {
 		return h, err
 	}
 	typeSeen := false
-	for _, m := range n.mems {
-		k, v := join(path, m.key), m.val
-		if v.kind == kindNull {
+	for _, m := range n.Members {
+		k, v := join(path, m.Key), m.Value
+		if v.Kind == jsontree.Null {
 			continue
 		}
 		var err *Error
-		switch m.key {
+		switch m.Key {
 		case "type":
 			if h.Type, err = d.str(v, k); err == nil && !contains(hookTypes, h.Type) {
-				err = d.fail(v.off, k, fmt.Sprintf("unknown hook type %q (want %s)", h.Type, orList(hookTypes)), nil)
+				err = d.fail(v.Off, k, fmt.Sprintf("unknown hook type %q (want %s)", h.Type, orList(hookTypes)), nil)
 			}
 			typeSeen = true
 		case "command":
 			h.Command, err = d.str(v, k)
 		case "timeout":
-			if v.kind != kindNumber {
+			if v.Kind != jsontree.Number {
 				return h, d.typeError(v, k, "a number of seconds")
 			}
-			sec, perr := strconv.ParseFloat(v.str, 64)
+			sec, perr := strconv.ParseFloat(v.Str, 64)
 			switch {
 			case perr != nil || sec > maxTimeoutSeconds:
-				err = d.fail(v.off, k, fmt.Sprintf("timeout %s is too large", v.str), nil)
+				err = d.fail(v.Off, k, fmt.Sprintf("timeout %s is too large", v.Str), nil)
 			case sec < 0:
-				err = d.fail(v.off, k, fmt.Sprintf("negative timeout %s (seconds)", v.str), nil)
+				err = d.fail(v.Off, k, fmt.Sprintf("negative timeout %s (seconds)", v.Str), nil)
 			default:
 				h.Timeout = time.Duration(sec * float64(time.Second))
 			}
@@ -780,7 +778,7 @@ func (d *document) hook(n *node, path string) (Hook, *Error) {
 		case "if":
 			if h.If, err = d.str(v, k); err == nil && d.opts.ValidateIf != nil {
 				if verr := d.opts.ValidateIf(h.If); verr != nil {
-					err = d.fail(v.off, k, fmt.Sprintf("invalid condition %q", h.If), verr)
+					err = d.fail(v.Off, k, fmt.Sprintf("invalid condition %q", h.If), verr)
 				}
 			}
 		case "url":
@@ -798,10 +796,10 @@ func (d *document) hook(n *node, path string) (Hook, *Error) {
 		case "tool":
 			h.Tool, err = d.str(v, k)
 		case "input":
-			if v.kind != kindObject {
+			if v.Kind != jsontree.Object {
 				return h, d.typeError(v, k, "an object")
 			}
-			h.Input = raw(d.lines.src, v)
+			h.Input = raw(d.src, v)
 		default:
 			d.unknownKey(m, path, hookKeys)
 		}
@@ -810,7 +808,7 @@ func (d *document) hook(n *node, path string) (Hook, *Error) {
 		}
 	}
 	if !typeSeen {
-		return h, d.fail(n.off, path, fmt.Sprintf(`missing "type" (want %s)`, orList(hookTypes)), nil)
+		return h, d.fail(n.Off, path, fmt.Sprintf(`missing "type" (want %s)`, orList(hookTypes)), nil)
 	}
 	var need []string
 	switch h.Type {
@@ -835,22 +833,22 @@ func (d *document) hook(n *node, path string) (Hook, *Error) {
 		}
 	}
 	if len(need) > 0 {
-		return h, d.fail(n.off, path, fmt.Sprintf(`missing "%s" (required for type %q)`, strings.Join(need, `" and "`), h.Type), nil)
+		return h, d.fail(n.Off, path, fmt.Sprintf(`missing "%s" (required for type %q)`, strings.Join(need, `" and "`), h.Type), nil)
 	}
 	return h, nil
 }
 
-func (d *document) stringMap(n *node, path string) (map[string]string, *Error) {
+func (d *document) stringMap(n *jsontree.Node, path string) (map[string]string, *Error) {
 	if err := d.object(n, path, nil); err != nil {
 		return nil, err
 	}
-	out := make(map[string]string, len(n.mems))
-	for _, m := range n.mems {
-		s, err := d.str(m.val, join(path, m.key))
+	out := make(map[string]string, len(n.Members))
+	for _, m := range n.Members {
+		s, err := d.str(m.Value, join(path, m.Key))
 		if err != nil {
 			return nil, err
 		}
-		out[m.key] = s
+		out[m.Key] = s
 	}
 	return out, nil
 }

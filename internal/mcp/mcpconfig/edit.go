@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tackcode/tack/internal/jsontree"
 	"github.com/tackcode/tack/internal/jsonx"
 )
 
@@ -39,33 +40,33 @@ func (e *editor) bytes() []byte {
 
 // along builds the objects on the way to path, and nothing else: members
 // elsewhere (prompt history…) are only checked to be valid JSON.
-func along(path []string) filter {
-	return func(p []string) build {
+func along(path []string) jsontree.Filter {
+	return func(p []string) jsontree.Build {
 		if len(p) >= len(path) {
-			return shallow
+			return jsontree.Shallow
 		}
 		for i := range p {
 			if p[i] != path[i] {
-				return shallow
+				return jsontree.Shallow
 			}
 		}
-		return filtered
+		return jsontree.Filtered
 	}
 }
 
 // parse parses the current text for an edit at path. An empty document is
 // taken as {}.
-func (e *editor) parse(path []string) (*node, error) {
+func (e *editor) parse(path []string) (*jsontree.Node, error) {
 	if len(bytes.TrimSpace(e.src)) == 0 {
 		e.src = []byte("{}\n")
 	}
-	root, serr := parseJSON(e.src, along(path))
+	root, serr := jsontree.Parse(e.src, along(path))
 	if serr != nil {
-		line, col := (&lineIndex{src: e.src}).pos(serr.off)
-		return nil, fmt.Errorf("line %d, column %d: invalid JSON: %s", line, col, serr.msg)
+		line, col := jsontree.NewLines(e.src).Pos(serr.Off)
+		return nil, fmt.Errorf("line %d, column %d: invalid JSON: %s", line, col, serr.Msg)
 	}
-	if root.kind != kindObject {
-		return nil, fmt.Errorf("the file holds %s, not a JSON object", root.kind)
+	if root.Kind != jsontree.Object {
+		return nil, fmt.Errorf("the file holds %s, not a JSON object", root.Kind)
 	}
 	return root, nil
 }
@@ -93,20 +94,20 @@ func (e *editor) set(path []string, value []byte) error {
 	}
 	obj := root
 	for i, key := range path {
-		v, idx := obj.lookup(key)
-		if v == nil {
+		idx := obj.Index(key)
+		if idx < 0 {
 			return e.insert(obj, key, nest(path[i+1:], value))
 		}
 		if i == len(path)-1 {
 			return e.replace(obj, idx, value)
 		}
-		switch v.kind {
-		case kindObject:
+		switch v := obj.Members[idx].Value; v.Kind {
+		case jsontree.Object:
 			obj = v
-		case kindNull:
+		case jsontree.Null:
 			return e.replace(obj, idx, nest(path[i+1:], value))
 		default:
-			return fmt.Errorf("%s is %s, not an object", pathString(path[:i+1]), v.kind)
+			return fmt.Errorf("%s is %s, not an object", pathString(path[:i+1]), v.Kind)
 		}
 	}
 	return nil
@@ -138,11 +139,11 @@ func (e *editor) remove(path []string) (bool, error) {
 		}
 		obj := root
 		for _, key := range path[:len(path)-1] {
-			if obj, _ = obj.lookup(key); obj == nil || obj.kind != kindObject {
+			if obj = obj.Lookup(key); obj == nil || obj.Kind != jsontree.Object {
 				return found, nil
 			}
 		}
-		_, idx := obj.lookup(path[len(path)-1])
+		idx := obj.Index(path[len(path)-1])
 		if idx < 0 {
 			return found, nil
 		}
@@ -152,19 +153,19 @@ func (e *editor) remove(path []string) (bool, error) {
 }
 
 // delete removes member i of obj with the separator that goes with it.
-func (e *editor) delete(obj *node, i int) {
-	mems := obj.mems
+func (e *editor) delete(obj *jsontree.Node, i int) {
+	mems := obj.Members
 	switch {
 	case len(mems) == 1:
-		e.splice(obj.off+1, obj.end-1, nil) // {} on one line, like JSON.stringify
+		e.splice(obj.Off+1, obj.End-1, nil) // {} on one line, like JSON.stringify
 	case i < len(mems)-1:
 		// The member, its comma and the space up to the next key: the next
 		// member takes its place and its indentation.
-		e.splice(mems[i].keyOff, mems[i+1].keyOff, nil)
+		e.splice(mems[i].KeyOff, mems[i+1].KeyOff, nil)
 	default:
 		// The last member and the comma before it; what followed it (the
 		// newline and indentation of the closing brace) stays.
-		e.splice(mems[i-1].val.end, mems[i].val.end, nil)
+		e.splice(mems[i-1].Value.End, mems[i].Value.End, nil)
 	}
 }
 
@@ -188,27 +189,27 @@ type style struct {
 
 // styleOf works out obj's style from its members, or for an empty object
 // from the document around it.
-func (e *editor) styleOf(obj *node) style {
+func (e *editor) styleOf(obj *jsontree.Node) style {
 	st := style{nl: "\n", unit: e.unit(), colon: ": ", sep: ", "}
 	if bytes.Contains(e.src, []byte("\r\n")) {
 		st.nl = "\r\n"
 	}
-	if len(obj.mems) == 0 {
+	if len(obj.Members) == 0 {
 		st.multiline = bytes.ContainsAny(e.src, "\n\r")
-		st.indent = lineIndent(e.src, obj.off) + st.unit
+		st.indent = lineIndent(e.src, obj.Off) + st.unit
 		if !st.multiline {
 			st.colon, st.sep = ":", ","
 		}
 		return st
 	}
-	first := obj.mems[0]
-	lead := e.src[obj.off+1 : first.keyOff]
+	first := obj.Members[0]
+	lead := e.src[obj.Off+1 : first.KeyOff]
 	st.multiline = bytes.ContainsAny(lead, "\n\r")
-	last := obj.mems[len(obj.mems)-1]
-	st.colon = string(e.src[last.keyEnd:last.val.off])
-	if len(obj.mems) > 1 {
-		prev := obj.mems[len(obj.mems)-2]
-		st.sep = string(e.src[prev.val.end:last.keyOff])
+	last := obj.Members[len(obj.Members)-1]
+	st.colon = string(e.src[last.KeyEnd:last.Value.Off])
+	if len(obj.Members) > 1 {
+		prev := obj.Members[len(obj.Members)-2]
+		st.sep = string(e.src[prev.Value.End:last.KeyOff])
 		if j := strings.IndexByte(st.sep, ','); j >= 0 {
 			st.sep = st.sep[j:]
 		}
@@ -220,8 +221,8 @@ func (e *editor) styleOf(obj *node) style {
 		st.sep = ","
 	}
 	if st.multiline {
-		st.indent = lineIndent(e.src, last.keyOff)
-		if outer := lineIndent(e.src, obj.off); strings.HasPrefix(st.indent, outer) && len(st.indent) > len(outer) {
+		st.indent = lineIndent(e.src, last.KeyOff)
+		if outer := lineIndent(e.src, obj.Off); strings.HasPrefix(st.indent, outer) && len(st.indent) > len(outer) {
 			st.unit = st.indent[len(outer):]
 		}
 	}
@@ -300,7 +301,7 @@ func spaced(compact []byte) []byte {
 }
 
 // insert adds "key": value at the end of obj.
-func (e *editor) insert(obj *node, key string, value []byte) error {
+func (e *editor) insert(obj *jsontree.Node, key string, value []byte) error {
 	st := e.styleOf(obj)
 	var text []byte
 	member := func(indent string) []byte {
@@ -308,27 +309,27 @@ func (e *editor) insert(obj *node, key string, value []byte) error {
 		b = append(b, st.colon...)
 		return append(b, render(value, st, indent)...)
 	}
-	if len(obj.mems) == 0 {
+	if len(obj.Members) == 0 {
 		if st.multiline {
-			outer := lineIndent(e.src, obj.off)
+			outer := lineIndent(e.src, obj.Off)
 			text = append([]byte("{"+st.nl+st.indent), member(st.indent)...)
 			text = append(text, st.nl+outer+"}"...)
 		} else {
 			text = append(append([]byte("{"), member("")...), '}')
 		}
-		e.splice(obj.off, obj.end, text)
+		e.splice(obj.Off, obj.End, text)
 		return nil
 	}
-	last := obj.mems[len(obj.mems)-1]
+	last := obj.Members[len(obj.Members)-1]
 	text = append([]byte(st.sep), member(st.indent)...)
-	e.splice(last.val.end, last.val.end, text)
+	e.splice(last.Value.End, last.Value.End, text)
 	return nil
 }
 
 // replace makes value the value of member i of obj.
-func (e *editor) replace(obj *node, i int, value []byte) error {
+func (e *editor) replace(obj *jsontree.Node, i int, value []byte) error {
 	st := e.styleOf(obj)
-	m := obj.mems[i]
-	e.splice(m.val.off, m.val.end, render(value, st, lineIndent(e.src, m.keyOff)))
+	m := obj.Members[i]
+	e.splice(m.Value.Off, m.Value.End, render(value, st, lineIndent(e.src, m.KeyOff)))
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/tackcode/tack/internal/jsontree"
 )
 
 // Files are the configuration files of one project: Claude Code's global
@@ -125,19 +127,19 @@ var projectKeys = []string{"mcpServers", keyEnabled, keyDisabled, keyEnableAll, 
 
 // claudeJSONFilter builds, of ~/.claude.json, only what concerns MCP for
 // project key: the file is mostly Claude Code's history and state.
-func claudeJSONFilter(key string) filter {
-	return func(p []string) build {
+func claudeJSONFilter(key string) jsontree.Filter {
+	return func(p []string) jsontree.Build {
 		switch {
 		case len(p) == 1 && p[0] == "mcpServers":
-			return full
+			return jsontree.Full
 		case len(p) == 1 && p[0] == "projects":
-			return filtered
+			return jsontree.Filtered
 		case len(p) == 2 && p[0] == "projects" && p[1] == key:
-			return filtered
+			return jsontree.Filtered
 		case len(p) == 3 && p[0] == "projects" && p[1] == key && contains(projectKeys, p[2]):
-			return full
+			return jsontree.Full
 		}
-		return shallow
+		return jsontree.Shallow
 	}
 }
 
@@ -215,7 +217,7 @@ func CheckEntry(name string, raw json.RawMessage, label string) error {
 	if d.root == nil {
 		return &Error{Source: Source{Path: label}, Msg: "empty server entry"}
 	}
-	s := d.entry(member{key: name, val: d.root}, "", "", func(string) (string, bool) { return "", false })
+	s := d.entry(jsontree.Member{Key: name, Value: d.root}, "", "", func(string) (string, bool) { return "", false })
 	if s.Err != nil && s.Err.Missing == nil {
 		return s.Err
 	}
@@ -313,7 +315,7 @@ type location struct {
 }
 
 func (l location) at(path string) string {
-	line, col := (&lineIndex{src: l.e.src}).pos(l.off)
+	line, col := jsontree.NewLines(l.e.src).Pos(l.off)
 	return fmt.Sprintf("%s:%d:%d", path, line, col)
 }
 
@@ -325,14 +327,14 @@ func (e *editor) locate(path []string) (location, bool) {
 	}
 	obj := root
 	for i, key := range path {
-		v, idx := obj.lookup(key)
-		if v == nil {
+		idx := obj.Index(key)
+		if idx < 0 {
 			return location{}, false
 		}
 		if i == len(path)-1 {
-			return location{e, obj.mems[idx].keyOff}, true
+			return location{e, obj.Members[idx].KeyOff}, true
 		}
-		obj = v
+		obj = obj.Members[idx].Value
 	}
 	return location{}, false
 }
@@ -399,7 +401,7 @@ func (f Files) ResetProjectChoices() (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if v := walk(root, path); v != nil && v.kind == kindBool && v.b {
+		if v := walk(root, path); v != nil && v.Kind == jsontree.Bool && v.Bool {
 			if err := e.set(path, []byte("false")); err != nil {
 				return false, err
 			}
@@ -411,9 +413,9 @@ func (f Files) ResetProjectChoices() (bool, error) {
 }
 
 // walk returns the value at path below n, or nil.
-func walk(n *node, path []string) *node {
+func walk(n *jsontree.Node, path []string) *jsontree.Node {
 	for _, k := range path {
-		if n, _ = n.lookup(k); n == nil {
+		if n = n.Lookup(k); n == nil {
 			return nil
 		}
 	}
@@ -429,19 +431,19 @@ func (e *editor) stringList(path []string) ([]string, bool, error) {
 	// The objects on the way were built, the list itself only checked:
 	// build it now.
 	v := walk(root, path)
-	if v == nil || v.kind == kindNull {
+	if v == nil || v.Kind == jsontree.Null {
 		return nil, false, nil
 	}
-	n, serr := parseJSON(e.src[v.off:v.end], nil)
-	if serr != nil || n.kind != kindArray {
-		return nil, true, fmt.Errorf("%s is %s, not a list of names", pathString(path), v.kind)
+	n, serr := jsontree.Parse(e.src[v.Off:v.End], nil)
+	if serr != nil || n.Kind != jsontree.Array {
+		return nil, true, fmt.Errorf("%s is %s, not a list of names", pathString(path), v.Kind)
 	}
 	var out []string
-	for _, el := range n.elems {
-		if el.kind != kindString {
-			return nil, true, fmt.Errorf("%s holds %s, not only names", pathString(path), el.kind)
+	for _, el := range n.Elems {
+		if el.Kind != jsontree.String {
+			return nil, true, fmt.Errorf("%s holds %s, not only names", pathString(path), el.Kind)
 		}
-		out = append(out, el.str)
+		out = append(out, el.Str)
 	}
 	return out, true, nil
 }
@@ -519,8 +521,8 @@ func editFile(path string, perm fs.FileMode, lock bool, limit int64, fn func(e *
 		return nil
 	}
 	// A last check that the edit left valid JSON: the file is not ours.
-	if _, serr := parseJSON(bytes.TrimPrefix(out, bom), func([]string) build { return shallow }); serr != nil {
-		return fmt.Errorf("%s: internal error: the edit would leave invalid JSON (%s); nothing written", path, serr.msg)
+	if _, serr := jsontree.Parse(bytes.TrimPrefix(out, bom), func([]string) jsontree.Build { return jsontree.Shallow }); serr != nil {
+		return fmt.Errorf("%s: internal error: the edit would leave invalid JSON (%s); nothing written", path, serr.Msg)
 	}
 	now, _, err := readConfig(target, limit)
 	if err != nil || !bytes.Equal(now, src) {

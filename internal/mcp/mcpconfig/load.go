@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/tackcode/tack/internal/jsontree"
 )
 
 // Options say where to look for servers.
@@ -183,29 +185,29 @@ func (s *Set) readClaudeJSON(local, user bool, lookup func(string) (string, bool
 	if d.root == nil {
 		return
 	}
-	if d.root.kind != kindObject {
-		s.probs = append(s.probs, d.errAt(d.root.off, "", "", fmt.Sprintf("expected a JSON object, got %s", d.root.kind)))
+	if d.root.Kind != jsontree.Object {
+		s.probs = append(s.probs, d.errAt(d.root.Off, "", "", fmt.Sprintf("expected a JSON object, got %s", d.root.Kind)))
 		return
 	}
 	var localDefs, userDefs []*Server
-	if n, _ := d.root.lookup("mcpServers"); n != nil && n.kind != kindNull && user {
+	if n := d.root.Lookup("mcpServers"); n != nil && n.Kind != jsontree.Null && user {
 		servers, err := d.servers(n, "mcpServers", ScopeUser, lookup)
 		if err != nil {
 			s.probs = append(s.probs, err)
 		}
 		userDefs = servers
 	}
-	projects, _ := d.root.lookup("projects")
-	var project *node
-	if projects != nil && projects.kind == kindObject {
-		project, _ = projects.lookup(key)
+	projects := d.root.Lookup("projects")
+	var project *jsontree.Node
+	if projects != nil && projects.Kind == jsontree.Object {
+		project = projects.Lookup(key)
 	}
-	if project == nil || project.kind != kindObject {
+	if project == nil || project.Kind != jsontree.Object {
 		s.defs = append(s.defs, userDefs...)
 		return
 	}
 	pkey := "projects[" + string(appendQuoted(nil, key)) + "]"
-	if n, _ := project.lookup("mcpServers"); n != nil && n.kind != kindNull && local {
+	if n := project.Lookup("mcpServers"); n != nil && n.Kind != jsontree.Null && local {
 		servers, err := d.servers(n, pkey+".mcpServers", ScopeLocal, lookup)
 		if err != nil {
 			s.probs = append(s.probs, err)
@@ -213,28 +215,28 @@ func (s *Set) readClaudeJSON(local, user bool, lookup func(string) (string, bool
 		localDefs = servers
 	}
 	names := func(k string) []string {
-		n, _ := project.lookup(k)
-		if n == nil || n.kind == kindNull {
+		n := project.Lookup(k)
+		if n == nil || n.Kind == jsontree.Null {
 			return nil
 		}
-		if n.kind != kindArray {
-			s.probs = append(s.probs, d.errAt(n.off, "", pkey+"."+k, fmt.Sprintf("expected a list of server names, got %s (ignored)", n.kind)))
+		if n.Kind != jsontree.Array {
+			s.probs = append(s.probs, d.errAt(n.Off, "", pkey+"."+k, fmt.Sprintf("expected a list of server names, got %s (ignored)", n.Kind)))
 			return nil
 		}
 		var out []string
-		for i, e := range n.elems {
-			if e.kind != kindString {
-				s.probs = append(s.probs, d.errAt(e.off, "", indexKey(pkey+"."+k, i), fmt.Sprintf("expected a server name, got %s (ignored)", e.kind)))
+		for i, e := range n.Elems {
+			if e.Kind != jsontree.String {
+				s.probs = append(s.probs, d.errAt(e.Off, "", indexKey(pkey+"."+k, i), fmt.Sprintf("expected a server name, got %s (ignored)", e.Kind)))
 				continue
 			}
-			out = append(out, e.str)
+			out = append(out, e.Str)
 		}
 		return out
 	}
 	s.stored.EnabledMcpjsonServers = names(keyEnabled)
 	s.stored.DisabledMcpjsonServers = names(keyDisabled)
-	if n, _ := project.lookup(keyEnableAll); n != nil && n.kind == kindBool {
-		s.stored.EnableAllProjectMcpServers = n.b
+	if n := project.Lookup(keyEnableAll); n != nil && n.Kind == jsontree.Bool {
+		s.stored.EnableAllProjectMcpServers = n.Bool
 	}
 	s.off = names(keyOffServers)
 	s.defs = append(s.defs, localDefs...)

@@ -7,18 +7,20 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+
+	"github.com/tackcode/tack/internal/jsontree"
 )
 
 // doc is one JSON source being read: its bytes, its tree and how to name a
 // place in it.
 type doc struct {
 	src   []byte // without a UTF-8 byte order mark
-	lines lineIndex
+	lines *jsontree.Lines
 	path  string
 	// fixed, when set, is the Source of every place in the document: raw
 	// JSON handed over by a caller has no file positions of its own.
 	fixed *Source
-	root  *node
+	root  *jsontree.Node
 }
 
 // bom is the UTF-8 byte order mark some Windows editors write. It is not
@@ -28,12 +30,12 @@ var bom = []byte("\xef\xbb\xbf")
 
 // parseDoc parses src as a JSON document named path. A syntax error is an
 // *Error at its position.
-func parseDoc(src []byte, path string, keep filter) (*doc, *Error) {
+func parseDoc(src []byte, path string, keep jsontree.Filter) (*doc, *Error) {
 	src = bytes.TrimPrefix(src, bom)
-	d := &doc{src: src, lines: lineIndex{src: src}, path: path}
-	root, serr := parseJSON(src, keep)
+	d := &doc{src: src, lines: jsontree.NewLines(src), path: path}
+	root, serr := jsontree.Parse(src, keep)
 	if serr != nil {
-		return nil, &Error{Source: d.at(serr.off), Msg: "invalid JSON: " + serr.msg}
+		return nil, &Error{Source: d.at(serr.Off), Msg: "invalid JSON: " + serr.Msg}
 	}
 	d.root = root
 	return d, nil
@@ -45,7 +47,7 @@ func (d *doc) at(off int) Source {
 		return *d.fixed
 	}
 	s := Source{Path: d.path}
-	s.Line, s.Col = d.lines.pos(off)
+	s.Line, s.Col = d.lines.Pos(off)
 	return s
 }
 
@@ -73,21 +75,21 @@ var entryKeys = []string{"type", "command", "args", "env", "url", "headers", "he
 // servers reads the servers of the mcpServers object n, whose JSON path is
 // key. It returns the servers in file order; a problem with one entry is in
 // that server's Err.
-func (d *doc) servers(n *node, key string, scope Scope, lookup func(string) (string, bool)) ([]*Server, *Error) {
-	if n.kind != kindObject {
-		return nil, d.errAt(n.off, "", key, fmt.Sprintf("expected an object of servers by name, got %s", n.kind))
+func (d *doc) servers(n *jsontree.Node, key string, scope Scope, lookup func(string) (string, bool)) ([]*Server, *Error) {
+	if n.Kind != jsontree.Object {
+		return nil, d.errAt(n.Off, "", key, fmt.Sprintf("expected an object of servers by name, got %s", n.Kind))
 	}
 	var out []*Server
 	seen := map[string]int{}
-	for _, m := range n.mems {
+	for _, m := range n.Members {
 		s := d.entry(m, key, scope, lookup)
-		if i, dup := seen[m.key]; dup {
+		if i, dup := seen[m.Key]; dup {
 			// JSON.parse, which Claude Code uses, keeps the last value
 			// at the first one's place; so does tack.
 			out[i] = s
 			continue
 		}
-		seen[m.key] = len(out)
+		seen[m.Key] = len(out)
 		out = append(out, s)
 	}
 	return out, nil
@@ -95,20 +97,20 @@ func (d *doc) servers(n *node, key string, scope Scope, lookup func(string) (str
 
 // entry reads one server entry: member m of an mcpServers object at path
 // parent.
-func (d *doc) entry(m member, parent string, scope Scope, lookup func(string) (string, bool)) *Server {
-	name, v := m.key, m.val
+func (d *doc) entry(m jsontree.Member, parent string, scope Scope, lookup func(string) (string, bool)) *Server {
+	name, v := m.Key, m.Value
 	key := joinKey(parent, name)
-	s := &Server{Name: name, Scope: scope, Source: d.at(m.keyOff), Raw: json.RawMessage(bytes.Clone(d.src[v.off:v.end]))}
+	s := &Server{Name: name, Scope: scope, Source: d.at(m.KeyOff), Raw: json.RawMessage(bytes.Clone(d.src[v.Off:v.End]))}
 	fail := func(off int, k, msg string) *Server {
 		s.Err = d.errAt(off, name, k, msg)
 		return s
 	}
-	if v.kind != kindObject {
-		return fail(v.off, key, fmt.Sprintf("a server must be an object, got %s", v.kind))
+	if v.Kind != jsontree.Object {
+		return fail(v.Off, key, fmt.Sprintf("a server must be an object, got %s", v.Kind))
 	}
-	get := func(k string) *node {
-		n, _ := v.lookup(k)
-		if n != nil && n.kind == kindNull {
+	get := func(k string) *jsontree.Node {
+		n := v.Lookup(k)
+		if n != nil && n.Kind == jsontree.Null {
 			return nil // null means unset
 		}
 		return n
@@ -118,43 +120,43 @@ func (d *doc) entry(m member, parent string, scope Scope, lookup func(string) (s
 	var missingKey string
 	// expand expands the string n at JSON path k, noting the variables
 	// that are not set; it reports whether all of them were.
-	expand := func(n *node, k string) (string, bool) {
-		out, miss := Expand(n.str, lookup)
+	expand := func(n *jsontree.Node, k string) (string, bool) {
+		out, miss := Expand(n.Str, lookup)
 		for _, name := range miss {
 			if !contains(missing, name) {
 				missing = append(missing, name)
 			}
 		}
 		if len(miss) > 0 && missingAt < 0 {
-			missingAt, missingKey = n.off, k
+			missingAt, missingKey = n.Off, k
 		}
 		return out, len(miss) == 0
 	}
-	str := func(k string) (string, *node, *Server) {
+	str := func(k string) (string, *jsontree.Node, *Server) {
 		n := get(k)
 		if n == nil {
 			return "", nil, nil
 		}
-		if n.kind != kindString {
-			return "", n, fail(n.off, joinKey(key, k), fmt.Sprintf("expected a string, got %s", n.kind))
+		if n.Kind != jsontree.String {
+			return "", n, fail(n.Off, joinKey(key, k), fmt.Sprintf("expected a string, got %s", n.Kind))
 		}
-		return n.str, n, nil
+		return n.Str, n, nil
 	}
 	stringMap := func(k string) (map[string]string, *Server) {
 		n := get(k)
 		if n == nil {
 			return nil, nil
 		}
-		if n.kind != kindObject {
-			return nil, fail(n.off, joinKey(key, k), fmt.Sprintf("expected an object of strings, got %s", n.kind))
+		if n.Kind != jsontree.Object {
+			return nil, fail(n.Off, joinKey(key, k), fmt.Sprintf("expected an object of strings, got %s", n.Kind))
 		}
-		out := make(map[string]string, len(n.mems))
-		for _, mm := range n.mems {
-			kk := joinKey(joinKey(key, k), mm.key)
-			if mm.val.kind != kindString {
-				return nil, fail(mm.val.off, kk, fmt.Sprintf("expected a string, got %s", mm.val.kind))
+		out := make(map[string]string, len(n.Members))
+		for _, mm := range n.Members {
+			kk := joinKey(joinKey(key, k), mm.Key)
+			if mm.Value.Kind != jsontree.String {
+				return nil, fail(mm.Value.Off, kk, fmt.Sprintf("expected a string, got %s", mm.Value.Kind))
 			}
-			out[mm.key], _ = expand(mm.val, kk)
+			out[mm.Key], _ = expand(mm.Value, kk)
 		}
 		return out, nil
 	}
@@ -162,12 +164,12 @@ func (d *doc) entry(m member, parent string, scope Scope, lookup func(string) (s
 	typ := TypeStdio
 	typeNode := get("type")
 	if typeNode != nil {
-		if typeNode.kind != kindString {
-			return fail(typeNode.off, joinKey(key, "type"), fmt.Sprintf("expected a string, got %s", typeNode.kind))
+		if typeNode.Kind != jsontree.String {
+			return fail(typeNode.Off, joinKey(key, "type"), fmt.Sprintf("expected a string, got %s", typeNode.Kind))
 		}
-		t, err := ParseType(typeNode.str)
+		t, err := ParseType(typeNode.Str)
 		if err != nil {
-			return fail(typeNode.off, joinKey(key, "type"), fmt.Sprintf("unknown type %q (want stdio, http, sse or ws)", typeNode.str))
+			return fail(typeNode.Off, joinKey(key, "type"), fmt.Sprintf("unknown type %q (want stdio, http, sse or ws)", typeNode.Str))
 		}
 		typ = t
 	}
@@ -185,21 +187,21 @@ func (d *doc) entry(m member, parent string, scope Scope, lookup func(string) (s
 			} else if hint := d.misspelt(v, "command"); hint != "" {
 				msg += hint
 			}
-			return fail(v.off, key, msg)
+			return fail(v.Off, key, msg)
 		}
 		if strings.TrimSpace(cmd) == "" {
-			return fail(cmdNode.off, joinKey(key, "command"), "command is empty")
+			return fail(cmdNode.Off, joinKey(key, "command"), "command is empty")
 		}
 		s.Command, _ = expand(cmdNode, joinKey(key, "command"))
 		if n := get("args"); n != nil {
 			k := joinKey(key, "args")
-			if n.kind != kindArray {
-				return fail(n.off, k, fmt.Sprintf("expected a list of strings, got %s", n.kind))
+			if n.Kind != jsontree.Array {
+				return fail(n.Off, k, fmt.Sprintf("expected a list of strings, got %s", n.Kind))
 			}
-			s.Args = make([]string, 0, len(n.elems))
-			for i, e := range n.elems {
-				if e.kind != kindString {
-					return fail(e.off, indexKey(k, i), fmt.Sprintf("expected a string, got %s", e.kind))
+			s.Args = make([]string, 0, len(n.Elems))
+			for i, e := range n.Elems {
+				if e.Kind != jsontree.String {
+					return fail(e.Off, indexKey(k, i), fmt.Sprintf("expected a string, got %s", e.Kind))
 				}
 				arg, _ := expand(e, indexKey(k, i))
 				s.Args = append(s.Args, arg)
@@ -220,13 +222,13 @@ func (d *doc) entry(m member, parent string, scope Scope, lookup func(string) (s
 			if hint := d.misspelt(v, "url"); hint != "" {
 				msg += hint
 			}
-			return fail(v.off, key, msg)
+			return fail(v.Off, key, msg)
 		}
 		var complete bool
 		s.URL, complete = expand(urlNode, joinKey(key, "url"))
 		if complete { // else the unset variable is the problem to report
 			if msg := checkURL(s.URL, typ); msg != "" {
-				return fail(urlNode.off, joinKey(key, "url"), msg)
+				return fail(urlNode.Off, joinKey(key, "url"), msg)
 			}
 		}
 		headers, bad := stringMap("headers")
@@ -249,14 +251,14 @@ func (d *doc) entry(m member, parent string, scope Scope, lookup func(string) (s
 		}
 		s.OAuth = o
 	}
-	for _, mm := range v.mems {
-		if contains(entryKeys, mm.key) {
+	for _, mm := range v.Members {
+		if contains(entryKeys, mm.Key) {
 			continue
 		}
 		if s.Extra == nil {
 			s.Extra = map[string]json.RawMessage{}
 		}
-		s.Extra[mm.key] = json.RawMessage(bytes.Clone(d.src[mm.val.off:mm.val.end]))
+		s.Extra[mm.Key] = json.RawMessage(bytes.Clone(d.src[mm.Value.Off:mm.Value.End]))
 	}
 	if len(missing) > 0 {
 		what := "environment variable " + missing[0] + " is not set"
@@ -272,10 +274,10 @@ func (d *doc) entry(m member, parent string, scope Scope, lookup func(string) (s
 
 // misspelt returns a hint naming an unknown key of entry v that looks like a
 // misspelling of want, or "".
-func (d *doc) misspelt(v *node, want string) string {
-	for _, m := range v.mems {
-		if !contains(entryKeys, m.key) && closeTo(m.key, want) {
-			return fmt.Sprintf(" (is %q a misspelling of %q?)", m.key, want)
+func (d *doc) misspelt(v *jsontree.Node, want string) string {
+	for _, m := range v.Members {
+		if !contains(entryKeys, m.Key) && closeTo(m.Key, want) {
+			return fmt.Sprintf(" (is %q a misspelling of %q?)", m.Key, want)
 		}
 	}
 	return ""
@@ -337,24 +339,24 @@ func unwrapURLError(err error) error {
 }
 
 // oauth reads an entry's "oauth" object.
-func (d *doc) oauth(n *node, key, server string) (*OAuth, *Error) {
-	if n.kind != kindObject {
-		return nil, d.errAt(n.off, server, key, fmt.Sprintf("expected an object, got %s", n.kind))
+func (d *doc) oauth(n *jsontree.Node, key, server string) (*OAuth, *Error) {
+	if n.Kind != jsontree.Object {
+		return nil, d.errAt(n.Off, server, key, fmt.Sprintf("expected an object, got %s", n.Kind))
 	}
 	o := &OAuth{}
-	if c, _ := n.lookup("clientId"); c != nil && c.kind != kindNull {
-		if c.kind != kindString {
-			return nil, d.errAt(c.off, server, key+".clientId", fmt.Sprintf("expected a string, got %s", c.kind))
+	if c := n.Lookup("clientId"); c != nil && c.Kind != jsontree.Null {
+		if c.Kind != jsontree.String {
+			return nil, d.errAt(c.Off, server, key+".clientId", fmt.Sprintf("expected a string, got %s", c.Kind))
 		}
-		o.ClientID = c.str
+		o.ClientID = c.Str
 	}
-	if p, _ := n.lookup("callbackPort"); p != nil && p.kind != kindNull {
+	if p := n.Lookup("callbackPort"); p != nil && p.Kind != jsontree.Null {
 		var port int
-		if p.kind != kindNumber {
-			return nil, d.errAt(p.off, server, key+".callbackPort", fmt.Sprintf("expected a port number, got %s", p.kind))
+		if p.Kind != jsontree.Number {
+			return nil, d.errAt(p.Off, server, key+".callbackPort", fmt.Sprintf("expected a port number, got %s", p.Kind))
 		}
-		if _, err := fmt.Sscan(p.str, &port); err != nil || fmt.Sprint(port) != p.str || port < 1 || port > 65535 {
-			return nil, d.errAt(p.off, server, key+".callbackPort", fmt.Sprintf("invalid port %s (want a whole number from 1 to 65535)", p.str))
+		if _, err := fmt.Sscan(p.Str, &port); err != nil || fmt.Sprint(port) != p.Str || port < 1 || port > 65535 {
+			return nil, d.errAt(p.Off, server, key+".callbackPort", fmt.Sprintf("invalid port %s (want a whole number from 1 to 65535)", p.Str))
 		}
 		o.CallbackPort = port
 	}
@@ -376,7 +378,7 @@ func ParseEntry(name string, raw json.RawMessage, scope Scope, src Source, looku
 	if d.root == nil {
 		return &Server{Name: name, Scope: scope, Source: src, Raw: raw, Err: &Error{Source: src, Server: name, Msg: "empty server entry"}}
 	}
-	return d.entry(member{key: name, val: d.root}, "", scope, lookup)
+	return d.entry(jsontree.Member{Key: name, Value: d.root}, "", scope, lookup)
 }
 
 // ParseConfig reads an MCP configuration document, {"mcpServers": {…}}, as
@@ -397,19 +399,19 @@ func (d *doc) mcpServersFile(scope Scope, lookup func(string) (string, bool)) ([
 	if d.root == nil {
 		return nil, nil // an empty file defines nothing
 	}
-	if d.root.kind != kindObject {
-		return nil, d.errAt(d.root.off, "", "", fmt.Sprintf(`an MCP configuration must be a JSON object such as {"mcpServers": {…}}, got %s`, d.root.kind))
+	if d.root.Kind != jsontree.Object {
+		return nil, d.errAt(d.root.Off, "", "", fmt.Sprintf(`an MCP configuration must be a JSON object such as {"mcpServers": {…}}, got %s`, d.root.Kind))
 	}
-	n, _ := d.root.lookup("mcpServers")
+	n := d.root.Lookup("mcpServers")
 	if n == nil {
-		if len(d.root.mems) > 0 {
+		if len(d.root.Members) > 0 {
 			// A bare map of servers is a common mistake (it is the format
 			// of some other tools); Claude Code reads no server from it.
-			return nil, d.errAt(d.root.off, "", "", `no "mcpServers" key: the servers go in {"mcpServers": {"name": {…}}}`)
+			return nil, d.errAt(d.root.Off, "", "", `no "mcpServers" key: the servers go in {"mcpServers": {"name": {…}}}`)
 		}
 		return nil, nil
 	}
-	if n.kind == kindNull {
+	if n.Kind == jsontree.Null {
 		return nil, nil
 	}
 	return d.servers(n, "mcpServers", scope, lookup)
