@@ -113,6 +113,10 @@ type Options struct {
 	// Agents are more subagents the model may start with the Agent tool,
 	// by name (they replace built-in or file-defined ones of that name).
 	Agents map[string]AgentDefinition
+	// AgentsJSON defines more subagents as the --agents flag does: a JSON
+	// object of name → {description, prompt, tools, disallowedTools, model,
+	// permissionMode, …}. Agents wins over it for a name in both.
+	AgentsJSON string
 	// MCPConfig, StrictMCPConfig, Agent and PluginDirs are the launch
 	// options of the MCP, agent and plugin work; they are recorded with the
 	// session and restored on resume.

@@ -48,6 +48,7 @@ type printFlags struct {
 	mcpConfig            []string
 	strictMCPConfig      bool
 	agentName            string
+	agentsJSON           string
 	pluginDirs           []string
 }
 
@@ -88,6 +89,7 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.mcpConfig, "mcp-config", nil, "MCP server configuration (file or JSON; recorded with the session)")
 	fl.BoolVar(&f.strictMCPConfig, "strict-mcp-config", false, "use only the MCP servers of --mcp-config")
 	fl.StringVar(&f.agentName, "agent", "", "the agent the session runs as (recorded with the session)")
+	fl.StringVar(&f.agentsJSON, "agents", "", `more subagents, as JSON: {"name": {"description": "...", "prompt": "...", "tools": [...]}}`)
 	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "load a plugin from this folder (recorded with the session)")
 	_ = fl.MarkHidden("allowed-tools")
 	_ = fl.MarkHidden("disallowed-tools")
@@ -119,6 +121,7 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 		Name:                   f.name,
 		StrictMCPConfig:        f.strictMCPConfig,
 		Agent:                  f.agentName,
+		AgentsJSON:             f.agentsJSON,
 	}
 	// Lists stay nil when the flag is absent, so that a resume restores
 	// the recorded ones.
@@ -208,9 +211,6 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 		return err
 	}
 	opts.Notify = func(msg string) { fmt.Fprintf(stdio.Err, "tack: %s\n", msg) }
-	if opts.Agent != "" || len(opts.PluginDirs) > 0 {
-		opts.Notify("--agent and --plugin-dir are recorded with the session, but agents and plugins are not supported yet")
-	}
 	if f.verbose {
 		opts.OnMCPProgress = func(p agent.MCPProgress) {
 			total := ""
