@@ -69,8 +69,23 @@ func (s *agentSession) runPrompt(ctx context.Context, prompt string, out *outbox
 	defer s.setOutbox(nil)
 	s.prepareMCP(ctx)
 	out.emit(s.initMessage())
+	if s.skills != nil {
+		s.turnSeq.Store(int64(s.skills.Seq()))
+	}
 	content := []llm.Block{llm.Text(prompt)}
-	if expanded, ok, err := s.mcpPromptCommand(ctx, prompt); ok {
+	if cmd, ok, err := s.expandSlashCommand(ctx, prompt); ok {
+		if err != nil {
+			out.fail(err)
+			return
+		}
+		content = cmd.content
+		// A skill's model holds for the prompt it runs.
+		if m := cmd.inv.Model; m != "" && m != "inherit" {
+			prev := s.engine.Model()
+			s.engine.SetModel(s.catalog().Resolve(m, s.getenv))
+			defer s.engine.SetModel(prev)
+		}
+	} else if expanded, ok, err := s.mcpPromptCommand(ctx, prompt); ok {
 		if err != nil {
 			out.fail(err)
 			return

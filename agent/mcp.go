@@ -80,6 +80,11 @@ func (s *agentSession) startMCP(opts Options, settings *config.Merged, getenv fu
 	if err != nil {
 		return err
 	}
+	// Plugins' servers, and those the main-thread agent defines.
+	if s.ext != nil {
+		set.Add(s.ext.MCPServers()...)
+	}
+	set.Add(s.agentMCP...)
 	for _, p := range set.Problems() {
 		notify(opts, "MCP: "+p.Error())
 	}

@@ -60,16 +60,9 @@ type HookMatcher struct {
 // loadSettings reads the settings files for cwd, checking every permission
 // rule and hook filter with the permission grammar.
 func loadSettings(opts Options, cwd string, getenv func(string) string) (*config.Merged, error) {
-	var sources []config.Scope
-	if opts.SettingSources != nil {
-		sources = []config.Scope{}
-		for _, s := range opts.SettingSources {
-			parsed, err := config.ParseSources(s)
-			if err != nil {
-				return nil, err
-			}
-			sources = append(sources, parsed...)
-		}
+	sources, err := settingScopes(opts)
+	if err != nil {
+		return nil, err
 	}
 	managed := getenv("TACK_MANAGED_SETTINGS")
 	if managed == "" {
@@ -202,6 +195,23 @@ func hookConfig(m *config.Merged, callbacks map[HookEvent][]HookMatcher) hook.Co
 	return cfg
 }
 
+// settingScopes are the settings sources opts limits reading to; nil
+// means all of them.
+func settingScopes(opts Options) ([]config.Scope, error) {
+	if opts.SettingSources == nil {
+		return nil, nil
+	}
+	sources := []config.Scope{}
+	for _, s := range opts.SettingSources {
+		parsed, err := config.ParseSources(s)
+		if err != nil {
+			return nil, err
+		}
+		sources = append(sources, parsed...)
+	}
+	return sources, nil
+}
+
 // optionalTexts keeps the difference between an unset list (nil: no
 // restriction) and an empty one.
 func optionalTexts(items []config.Item) []string {
@@ -230,6 +240,13 @@ func (g sessionGate) Check(ctx context.Context, c engine.ToolCall) engine.Verdic
 		// A PreToolUse hook's allow spares the prompt, not an ask rule.
 		if c.HookDecision == "allow" && d.Rule == nil {
 			return engine.Verdict{Behavior: engine.Allow}
+		}
+		// An active skill's allowed-tools spare the approval (not an ask
+		// rule's).
+		if s := g.s.skills; s != nil && d.Rule == nil {
+			if _, ok := s.Allows(permission.Call{Tool: c.Name, Input: c.Input, Cwd: g.env.Cwd(), ReadOnly: c.ReadOnly}, int(g.s.turnSeq.Load())); ok {
+				return engine.Verdict{Behavior: engine.Allow}
+			}
 		}
 		return engine.Verdict{Behavior: engine.Ask, Message: d.Reason}
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -17,18 +18,22 @@ import (
 	"github.com/tackcode/tack/internal/compact"
 	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/engine"
+	"github.com/tackcode/tack/internal/extension"
 	"github.com/tackcode/tack/internal/hook"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/anthropic"
+	"github.com/tackcode/tack/internal/mcp/mcpconfig"
 	"github.com/tackcode/tack/internal/memory"
 	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/prompt"
 	"github.com/tackcode/tack/internal/protocol"
 	"github.com/tackcode/tack/internal/session"
 	"github.com/tackcode/tack/internal/shell"
+	"github.com/tackcode/tack/internal/skill"
 	"github.com/tackcode/tack/internal/tool"
 	"github.com/tackcode/tack/internal/tool/agenttool"
 	"github.com/tackcode/tack/internal/tool/builtin"
+	"github.com/tackcode/tack/internal/tool/skilltool"
 	"github.com/tackcode/tack/internal/version"
 )
 
@@ -64,6 +69,18 @@ type agentSession struct {
 	hookLog          *engine.HookLog
 	compactThreshold float64
 	subagents        *subagents
+	// hookOpts build the hook runners of subagents with hooks of their own.
+	hookOpts hook.Options
+
+	// ext is what .claude/ folders, plugins and --agents define; skills
+	// runs its skills and commands (nil when there are none).
+	ext    *extension.Set
+	skills *skill.Runtime
+	// agentMCP are the servers the main-thread agent defines inline.
+	agentMCP []*mcpconfig.Server
+	// turnSeq is the skill invocation count when the running prompt began:
+	// skills loaded after it are active (their allowed-tools hold).
+	turnSeq atomic.Int64
 
 	outMu    sync.Mutex
 	out      *outbox // where the prompt being run sends its messages
@@ -126,19 +143,22 @@ func newSession(opts Options) (*agentSession, error) {
 		apiKeySource = "ANTHROPIC_AUTH_TOKEN"
 	}
 
-	// Subagents: the built-in agents, then the caller's (which win).
-	defs := builtinAgents()
-	for name, d := range opts.Agents {
-		if d.Source == "" {
-			d.Source = "--agents"
-		}
-		defs[name] = d
+	// Skills, commands, custom agents and plugins.
+	ext, err := loadExtensions(opts, cwd, settings, getenv)
+	if err != nil {
+		return nil, err
 	}
-	// The session itself may run as one of them (--agent, or "agent" in
-	// the settings): its prompt, tools, model and mode.
+	// Subagents: the built-in and file-defined agents, then the caller's
+	// (which win).
+	defs := agentDefinitions(ext, opts.Agents)
+	// The session itself may run as one of them (--agent, "agent" in the
+	// settings or a plugin's settings): its prompt, tools, model and mode.
 	mainAgent := opts.Agent
 	if mainAgent == "" {
 		mainAgent = settings.Agent
+	}
+	if mainAgent == "" {
+		mainAgent = pluginAgent(ext)
 	}
 	var mainDef *AgentDefinition
 	if mainAgent != "" {
@@ -203,16 +223,37 @@ func newSession(opts Options) (*agentSession, error) {
 			tools = append(tools, t)
 		}
 	}
-	var sa *subagents
 	var spawnable []string // nil: any agent
-	offerAgent := !removed[agenttool.Name] && (opts.Tools == nil || slices.Contains(opts.Tools, agenttool.Name) || slices.Contains(opts.Tools, "default"))
+	offeredTool := func(name string) bool {
+		return !removed[name] && (opts.Tools == nil || slices.Contains(opts.Tools, name) || slices.Contains(opts.Tools, "default"))
+	}
+	offerAgent := offeredTool(agenttool.Name)
 	if mainDef != nil {
 		tools = agentTools(tools, *mainDef)
 		offerAgent, spawnable = spawnRights(*mainDef, offerAgent)
 	}
+	// Subagents also run the skills that fork, with or without the Agent tool.
+	sa := newSubagents(nil, defs)
 	if offerAgent {
-		sa = newSubagents(nil, defs)
 		tools = append(tools, agenttool.New(sa.infos(), spawnable))
+	}
+	sessionID := opts.SessionID
+	if sessionID == "" {
+		sessionID = uuid.NewString()
+	}
+	procEnv := append(os.Environ(), settings.EnvList()...)
+	for k, v := range opts.Env {
+		procEnv = append(procEnv, k+"="+v)
+	}
+	// A plugin's bin/ folder is on PATH while it is enabled.
+	procEnv = withPluginBins(procEnv, ext, getenv)
+	var skills *skill.Runtime
+	if all := ext.Skills(); len(all) > 0 {
+		skills = skill.New(skill.Options{Skills: all, SessionID: sessionID, Cwd: cwd,
+			Run: skill.ShellRunner(cwd, procEnv), Check: skill.CheckerFunc(checker)})
+		if len(skills.ModelInvocable()) > 0 && offeredTool(skilltool.Name) && (mainDef == nil || mainDef.allows(skilltool.Name)) {
+			tools = append(tools, skilltool.New(skilltool.Options{Runtime: skills, Forker: sa}))
+		}
 	}
 	registry := tool.NewRegistry(tools...)
 	approvers := tool.NewRegistry(all...)
@@ -222,14 +263,6 @@ func newSession(opts Options) (*agentSession, error) {
 		}
 	}
 
-	sessionID := opts.SessionID
-	if sessionID == "" {
-		sessionID = uuid.NewString()
-	}
-	procEnv := append(os.Environ(), settings.EnvList()...)
-	for k, v := range opts.Env {
-		procEnv = append(procEnv, k+"="+v)
-	}
 	env := &tool.Env{
 		SessionID:  sessionID,
 		ProjectDir: cwd,
@@ -248,11 +281,12 @@ func newSession(opts Options) (*agentSession, error) {
 	}
 
 	s := &agentSession{opts: opts, cwd: cwd, apiKeySource: apiKeySource, registry: registry, approvers: approvers,
-		env: env, settings: settings, checker: checker, getenv: getenv, procEnv: procEnv, rules: rules}
-	if sa != nil {
-		sa.s = s
-		s.subagents = sa
-		env.Subagents = sa
+		env: env, settings: settings, checker: checker, getenv: getenv, procEnv: procEnv, rules: rules,
+		ext: ext, skills: skills, subagents: sa}
+	sa.s = s
+	env.Subagents = sa
+	if mainDef != nil {
+		s.agentMCP = mainDef.mcpDefs
 	}
 	var recorder engine.Recorder
 	transcript := ""
@@ -285,8 +319,12 @@ func newSession(opts Options) (*agentSession, error) {
 		return hook.Base{SessionID: sessionID, TranscriptPath: transcript, Cwd: env.Cwd(), PermissionMode: string(checker.Mode()), AgentType: mainAgent}
 	}
 	s.hookBase = hookBase
-	s.hooks, err = hook.New(hook.Options{
-		Hooks: hookConfig(settings, opts.Hooks),
+	hookCfg := hookConfig(settings, opts.Hooks)
+	for ev, ms := range ext.Hooks() {
+		hookCfg[ev] = append(hookCfg[ev], ms...)
+	}
+	s.hookOpts = hook.Options{
+		Hooks: hookCfg,
 		Settings: hook.Settings{Env: settings.Env, AllowedHTTPHookURLs: optionalTexts(settings.AllowedHTTPHookURLs),
 			HTTPHookAllowedEnvVars: optionalTexts(settings.HTTPHookAllowedEnvVars)},
 		ProjectDir: cwd,
@@ -299,7 +337,8 @@ func newSession(opts Options) (*agentSession, error) {
 		Provider:   envProvider{env},
 		SmallModel: small,
 		Observer:   hookLog.Observe,
-	})
+	}
+	s.hooks, err = hook.New(s.hookOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -418,9 +457,10 @@ func newSession(opts Options) (*agentSession, error) {
 			fresh, err := s.memory.Reload()
 			if err != nil {
 				notify(opts, "memory: "+err.Error())
-				return s.memory.Blocks()
+				return append(s.memory.Blocks(), s.retainedSkills()...)
 			}
-			return fresh.Blocks()
+			// The latest invocation of each skill comes back too.
+			return append(fresh.Blocks(), s.retainedSkills()...)
 		}},
 	})
 	if err != nil {
@@ -487,6 +527,7 @@ func cacheTTL(getenv func(string) string) string {
 
 // initMessage describes the session, first in every turn.
 func (s *agentSession) initMessage() *protocol.System {
+	commands, skills := s.skillNames()
 	return &protocol.System{
 		Subtype:   protocol.SubtypeInit,
 		SessionID: s.engine.SessionID(),
@@ -498,13 +539,13 @@ func (s *agentSession) initMessage() *protocol.System {
 			MCPServers:        s.mcpStatuses(),
 			Model:             s.engine.Model().ID,
 			PermissionMode:    string(s.checker.Mode()),
-			SlashCommands:     []string{},
+			SlashCommands:     commands,
 			APIKeySource:      s.apiKeySource,
 			ClaudeCodeVersion: version.Version,
 			OutputStyle:       "default",
 			Agents:            s.agentNames(),
-			Skills:            []string{},
-			Plugins:           []protocol.Plugin{},
+			Skills:            skills,
+			Plugins:           s.pluginList(),
 			AdditionalDirs:    s.checker.Dirs(),
 		},
 	}

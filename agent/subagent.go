@@ -16,6 +16,7 @@ import (
 	"github.com/tackcode/tack/internal/engine"
 	"github.com/tackcode/tack/internal/hook"
 	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/mcp/mcpconfig"
 	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/prompt"
 	"github.com/tackcode/tack/internal/protocol"
@@ -50,6 +51,16 @@ type AgentDefinition struct {
 	Hooks map[HookEvent][]HookMatcher
 	// Source says where the definition came from (a file, "built-in"…).
 	Source string
+
+	// What a definition read from a file also brings: its hooks (in the
+	// settings format), the skills preloaded into its context, and a bound
+	// on its turns.
+	fileHooks hook.Config
+	skills    []string
+	maxTurns  int
+	// mcpDefs are MCP servers the definition defines inline (started for a
+	// main-thread agent).
+	mcpDefs []*mcpconfig.Server
 }
 
 // subagents runs the subagents of one session.
@@ -218,11 +229,36 @@ func (sa *subagents) run(ctx context.Context, name string, def AgentDefinition, 
 		b.Cwd, b.PermissionMode, b.AgentID, b.AgentType = env.Cwd(), string(checker.Mode()), id, name
 		return b
 	}
-	startOut := s.hooks.Run(ctx, &hook.SubagentStartInput{Base: base(), AgentID: id, AgentType: name})
+	// An agent with hooks of its own runs with the session's and its own.
+	hooks := s.hooks
+	if cfg := agentHooks(s.hookOpts.Hooks, def); cfg != nil {
+		o := s.hookOpts
+		o.Hooks = cfg
+		r, err := hook.New(o)
+		if err != nil {
+			return tool.SubagentResult{}, fmt.Errorf("hooks of agent %s: %w", name, err)
+		}
+		defer r.Close()
+		hooks = r
+	}
+	startOut := hooks.Run(ctx, &hook.SubagentStartInput{Base: base(), AgentID: id, AgentType: name})
 	var extra []llm.Block
 	if len(startOut.AdditionalContext) > 0 {
 		extra = append(extra, llm.Text("<system-reminder>\nSubagentStart hook additional context: "+
 			strings.Join(startOut.AdditionalContext, "\n")+"\n</system-reminder>"))
+	}
+	// The skills the definition names are in its context from the start.
+	for _, sk := range def.skills {
+		if s.skills == nil {
+			notify(s.opts, fmt.Sprintf("agent %s: no skill %q", name, sk))
+			continue
+		}
+		inv, err := s.skills.Preload(ctx, sk)
+		if err != nil {
+			notify(s.opts, fmt.Sprintf("agent %s: %v", name, err))
+			continue
+		}
+		extra = append(extra, llm.Text(fmt.Sprintf("<system-reminder>\nThe skill %s is loaded for you; follow its instructions when they apply:\n\n%s\n</system-reminder>", inv.Name, inv.Content)))
 	}
 
 	penv := prompt.DetectEnv(cwd, time.Now(), s.getenv)
@@ -232,7 +268,7 @@ func (sa *subagents) run(ctx context.Context, name string, def AgentDefinition, 
 		SessionID: parentID, Provider: s.env.Model.Provider, Catalog: s.catalog(), Model: model,
 		System: system, Context: extra, Tools: registry, Env: env,
 		Gate:  sessionGate{s: s, checker: checker, env: env},
-		Hooks: s.hooks, HookBase: base, HookLog: s.hookLog, IncludeHookEvents: s.opts.IncludeHookEvents,
+		Hooks: hooks, HookBase: base, MaxTurns: def.maxTurns, HookLog: s.hookLog, IncludeHookEvents: s.opts.IncludeHookEvents,
 		Notify: s.opts.Notify, Recorder: recorder, TranscriptPath: transcript, ParentToolUseID: req.ToolUseID,
 		Compaction: engine.Compaction{Threshold: s.compactThreshold},
 		CacheTTL:   cacheTTL(s.getenv), DisableCache: s.getenv("DISABLE_PROMPT_CACHING") == "1",
@@ -364,20 +400,4 @@ func firstLine(s string) string {
 		return string(r[:199]) + "…"
 	}
 	return line
-}
-
-// builtinAgents are the agents every session has. Their prompts are
-// temporary stand-ins until the extension package provides them.
-func builtinAgents() map[string]AgentDefinition {
-	return map[string]AgentDefinition{
-		"general-purpose": {Description: "A capable agent for multi-step research and changes: searching code, reading many files, making a well-defined change.",
-			Prompt: "You are a subagent of tack, a coding agent. Carry out the task you are given completely, using the tools you have, then give a concise, precise final report: what you found or changed, with file paths. Your report is all the caller sees.",
-			Source: "built-in"},
-		"Explore": {Description: "A fast read-only agent for finding things in a codebase: files, definitions, usages, how something works.",
-			Prompt: "You are a read-only exploration subagent of tack. Find what you are asked, quickly: search with Grep and Glob, read the relevant parts, and report precisely with file paths and line numbers. You cannot change anything.",
-			Tools:  []string{"Read", "Glob", "Grep", "Bash", "WebFetch", "WebSearch"}, Model: "haiku", PermissionMode: PermissionPlan, Source: "built-in"},
-		"Plan": {Description: "A read-only agent that researches a codebase and drafts an implementation plan.",
-			Prompt: "You are a read-only planning subagent of tack. Study the code the task involves and return a concrete, step-by-step plan: the files to change, what to change in each, the risks, and how to verify. You cannot change anything.",
-			Tools:  []string{"Read", "Glob", "Grep", "Bash", "WebFetch", "WebSearch"}, PermissionMode: PermissionPlan, Source: "built-in"},
-	}
 }

@@ -471,9 +471,11 @@ func globRoot(dir, pattern string) (string, bool) {
 // --- other tools ---
 
 // harmless tools change nothing outside the session and need no approval.
+// Skill only brings instructions the user installed into the conversation:
+// the commands a skill runs are checked on their own.
 func harmless(tool string) bool {
 	switch tool {
-	case "Agent", "TodoWrite", "TodoRead", "ToolSearch", "ListAgents", "TaskCreate", "TaskGet", "TaskList",
+	case "Agent", "Skill", "TodoWrite", "TodoRead", "ToolSearch", "ListAgents", "TaskCreate", "TaskGet", "TaskList",
 		"TaskUpdate", "TaskOutput", "TaskStop", "KillShell", "BashOutput", "EnterPlanMode", "CronList", "ReportFindings":
 		return true
 	}
@@ -483,7 +485,7 @@ func harmless(tool string) bool {
 // nonMutating tools may run in plan mode (with approval where needed).
 func nonMutating(tool string) bool {
 	switch tool {
-	case "WebFetch", "WebSearch", "Skill", "ExitPlanMode":
+	case "WebFetch", "WebSearch", "ExitPlanMode":
 		return true
 	}
 	return harmless(tool) || kindOf(tool) == kindRead

@@ -60,7 +60,7 @@ func TestModes(t *testing.T) {
 		{"Bash unparsable", bashCall("echo 'x"), "??DAD"},
 		{"WebFetch", call("WebFetch", map[string]any{"url": "https://example.com", "prompt": "x"}), "???AD"},
 		{"WebSearch", call("WebSearch", map[string]any{"query": "x"}), "???AD"},
-		{"Skill", call("Skill", map[string]any{"skill": "commit"}), "???AD"},
+		{"Skill", call("Skill", map[string]any{"skill": "commit"}), "AAAAA"},
 		{"Agent", call("Agent", map[string]any{"subagent_type": "Explore", "prompt": "x", "description": "x"}), "AAAAA"},
 		{"Task (legacy Agent)", call("Task", map[string]any{"subagent_type": "Explore"}), "AAAAA"},
 		{"TodoWrite", call("TodoWrite", map[string]any{"todos": []any{}}), "AAAAA"},
@@ -157,12 +157,12 @@ func TestOtherToolRules(t *testing.T) {
 		{call("Agent", map[string]any{"subagent_type": "general-purpose"}), Allow},
 		{call("Skill", map[string]any{"skill": "commit"}), Allow},
 		{call("Skill", map[string]any{"skill": "review-pr", "args": "12"}), Allow},
-		{call("Skill", map[string]any{"skill": "deploy"}), Ask},
+		{call("Skill", map[string]any{"skill": "deploy"}), Allow},
 		{call("WebSearch", map[string]any{"query": "x"}), Allow},
 		{call("mcp__github__create_issue", nil), Allow},
 		{call("mcp__github__delete_repo", nil), Deny},
 		{call("mcp__gitlab__x", nil), Ask},
-		{Call{Tool: "Skill", Input: json.RawMessage(`{bad json`)}, Ask},
+		{Call{Tool: "Skill", Input: json.RawMessage(`{bad json`)}, Allow},
 	}
 	c := newTestChecker(t, ModeDefault, rs)
 	for _, tt := range tests {
