@@ -71,6 +71,8 @@ func (s *agentSession) runPrompt(ctx context.Context, prompt string, out *outbox
 	out.emit(s.initMessage())
 	if s.skills != nil {
 		s.turnSeq.Store(int64(s.skills.Seq()))
+		// A skill's model holds until the end of the prompt that ran it.
+		defer s.restoreModel()
 	}
 	content := []llm.Block{llm.Text(prompt)}
 	if cmd, ok, err := s.expandSlashCommand(ctx, prompt); ok {
@@ -79,12 +81,6 @@ func (s *agentSession) runPrompt(ctx context.Context, prompt string, out *outbox
 			return
 		}
 		content = cmd.content
-		// A skill's model holds for the prompt it runs.
-		if m := cmd.inv.Model; m != "" && m != "inherit" {
-			prev := s.engine.Model()
-			s.engine.SetModel(s.catalog().Resolve(m, s.getenv))
-			defer s.engine.SetModel(prev)
-		}
 	} else if expanded, ok, err := s.mcpPromptCommand(ctx, prompt); ok {
 		if err != nil {
 			out.fail(err)

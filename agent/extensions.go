@@ -16,6 +16,7 @@ import (
 	"github.com/tackcode/tack/internal/skill"
 	"github.com/tackcode/tack/internal/tool"
 	"github.com/tackcode/tack/internal/tool/agenttool"
+	"github.com/tackcode/tack/internal/tool/skilltool"
 )
 
 // loadExtensions finds the session's custom agents, skills, commands and
@@ -281,4 +282,63 @@ func (d AgentDefinition) allows(name string) bool {
 		return false
 	}
 	return d.Tools == nil || slices.ContainsFunc(d.Tools, func(r string) bool { return r == "*" || ruleTool(r) == name })
+}
+
+// skillLoaded applies what an invoked skill asks of the session: its model
+// for the rest of the prompt, its hooks for the rest of the session.
+func (s *agentSession) skillLoaded(inv skill.Invocation) {
+	if m := inv.Model; m != "" && m != "inherit" && s.engine != nil {
+		s.skillMu.Lock()
+		if s.modelBeforeSkill == nil {
+			prev := s.engine.Model()
+			s.modelBeforeSkill = &prev
+		}
+		s.skillMu.Unlock()
+		s.engine.SetModel(s.catalog().Resolve(m, s.getenv))
+	}
+	if len(inv.Hooks) == 0 {
+		return
+	}
+	s.skillMu.Lock()
+	done := s.skillHooks[inv.Name]
+	if s.skillHooks == nil {
+		s.skillHooks = map[string]bool{}
+	}
+	s.skillHooks[inv.Name] = true
+	s.skillMu.Unlock()
+	if done {
+		return
+	}
+	if err := s.hooks.Add(inv.Hooks); err != nil {
+		notify(s.opts, fmt.Sprintf("skill %s: %v", inv.Name, err))
+	}
+}
+
+// restoreModel puts back the model a skill replaced.
+func (s *agentSession) restoreModel() {
+	s.skillMu.Lock()
+	prev := s.modelBeforeSkill
+	s.modelBeforeSkill = nil
+	s.skillMu.Unlock()
+	if prev != nil {
+		s.engine.SetModel(*prev)
+	}
+}
+
+// activateSkills announces the skills with paths that reading path makes
+// relevant (once each), since the Skill tool's listing, in the cached
+// prefix, leaves them out.
+func (s *agentSession) activateSkills(path string) []llm.Block {
+	if s.skills == nil {
+		return nil
+	}
+	if _, ok := s.registry.Get(skilltool.Name); !ok {
+		return nil
+	}
+	var out []llm.Block
+	for _, sk := range s.skills.Activate(path) {
+		out = append(out, llm.Text(fmt.Sprintf("<system-reminder>\nThe skill %s applies to files like this one: %s\nRun it with the Skill tool when it fits the task.\n</system-reminder>",
+			sk.Name, sk.ListingDescription(0))))
+	}
+	return out
 }

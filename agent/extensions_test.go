@@ -414,3 +414,122 @@ func TestBrokenDefinitionsAreReportedAndTheRestLoads(t *testing.T) {
 		t.Errorf("problems not reported with file and line:\n%s", all)
 	}
 }
+
+func TestInvokedSkillBringsItsModelAndHooks(t *testing.T) {
+	srv := llmtest.Start(t, llmtest.Options{Turns: []llmtest.Turn{
+		{Content: []llm.Block{llmtest.ToolUse("Bash", map[string]string{"command": "echo before"})}},
+		{Content: []llm.Block{llmtest.ToolUse("Skill", map[string]string{"skill": "deploy"})}},
+		{Content: []llm.Block{llmtest.ToolUse("Bash", map[string]string{"command": "echo after"})}},
+		{Content: []llm.Block{llmtest.Text("shipped")}},
+	}})
+	opts := testOptions(t, srv)
+	opts.AllowedTools = []string{"Bash(echo *)"}
+	log := filepath.Join(t.TempDir(), "hook.log")
+	writeFile(t, filepath.Join(opts.Cwd, ".claude", "skills", "deploy", "SKILL.md"), `---
+description: Deploys the service
+model: haiku
+hooks:
+  PreToolUse:
+    - matcher: Bash
+      hooks:
+        - type: command
+          command: "jq -r .tool_input.command >> `+log+`"
+---
+DEPLOY-STEPS.
+`)
+	collect(t, context.Background(), "ship it", opts)
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	haiku := llm.Catalogue().Resolve("haiku", func(string) string { return "" }).ID
+	if reqs[0].Model == haiku || reqs[1].Model == haiku || reqs[2].Model != haiku || reqs[3].Model != haiku {
+		t.Errorf("models %s %s %s %s: want the skill's %s once it is loaded", reqs[0].Model, reqs[1].Model, reqs[2].Model, reqs[3].Model, haiku)
+	}
+	data, _ := os.ReadFile(log)
+	if got := strings.TrimSpace(string(data)); got != "echo after" {
+		t.Errorf("the skill's hook saw %q, want only the call made after the skill was loaded", got)
+	}
+}
+
+func TestSkillWithPathsIsAnnouncedWhenAMatchingFileIsRead(t *testing.T) {
+	srv := llmtest.Start(t, llmtest.Options{Turns: []llmtest.Turn{
+		{Content: []llm.Block{llmtest.ToolUse("Read", map[string]string{"file_path": "notes.txt"})}},
+		{Content: []llm.Block{llmtest.ToolUse("Read", map[string]string{"file_path": "pkg/a.go"})}},
+		{Content: []llm.Block{llmtest.ToolUse("Skill", map[string]string{"skill": "go-style"})}},
+		{Content: []llm.Block{llmtest.Text("ok")}},
+	}})
+	opts := testOptions(t, srv)
+	writeFile(t, filepath.Join(opts.Cwd, "notes.txt"), "notes\n")
+	writeFile(t, filepath.Join(opts.Cwd, "pkg", "a.go"), "package pkg\n")
+	writeFile(t, filepath.Join(opts.Cwd, ".claude", "skills", "go-style", "SKILL.md"),
+		"---\ndescription: How we write Go\npaths: \"**/*.go\"\n---\nGO-STYLE: wrap errors.\n")
+	writeFile(t, filepath.Join(opts.Cwd, ".claude", "skills", "general", "SKILL.md"), "---\ndescription: General advice\n---\nGENERAL.\n")
+	collect(t, context.Background(), "tidy up", opts)
+	reqs := srv.Requests()
+	d := toolDescription(t, reqs[0], "Skill")
+	if !strings.Contains(d, "- general") || strings.Contains(d, "go-style") {
+		t.Errorf("listing:\n%s", d)
+	}
+	const note = "The skill go-style applies to files like this one"
+	if strings.Contains(string(reqs[1].Body), note) {
+		t.Error("go-style was announced for notes.txt")
+	}
+	if res := reqs[2].ToolResults(); len(res) != 1 || !strings.Contains(string(reqs[2].Body), note) {
+		t.Errorf("go-style was not announced when pkg/a.go was read")
+	}
+	if res := reqs[3].ToolResults(); len(res) != 1 || res[0].IsError || !strings.Contains(llm.TextOf(res[0].Content), "GO-STYLE") {
+		t.Errorf("go-style did not run: %+v", res)
+	}
+}
+
+func TestWhoMayInvokeASkill(t *testing.T) {
+	srv := llmtest.Start(t, llmtest.Options{Turns: []llmtest.Turn{
+		turnFor("manual is running", llmtest.Text("ran")),
+		turnFor("/auto-only now", llmtest.ToolUse("Skill", map[string]string{"skill": "manual"})),
+		turnFor("/auto-only now", llmtest.Text("refused")),
+	}})
+	opts := testOptions(t, srv)
+	writeFile(t, filepath.Join(opts.Cwd, ".claude", "skills", "manual", "SKILL.md"),
+		"---\ndescription: Only when asked\ndisable-model-invocation: true\n---\nMANUAL-BODY.\n")
+	writeFile(t, filepath.Join(opts.Cwd, ".claude", "skills", "auto-only", "SKILL.md"),
+		"---\ndescription: Background knowledge\nuser-invocable: false\n---\nAUTO-BODY.\n")
+	msgs := collect(t, context.Background(), "/manual", opts)
+	init := msgs[0].(*SystemMessage).Init
+	if !slices.Equal(init.SlashCommands, []string{"manual"}) || !slices.Equal(init.Skills, []string{"auto-only"}) {
+		t.Errorf("slash_commands %v, skills %v", init.SlashCommands, init.Skills)
+	}
+	if r := requestsFor(srv, "manual is running"); len(r) != 1 || !strings.Contains(string(r[0].Body), "MANUAL-BODY.") {
+		t.Error("/manual did not run the skill")
+	}
+	collect(t, context.Background(), "/auto-only now", opts)
+	reqs := requestsFor(srv, "/auto-only now")
+	if strings.Contains(string(reqs[0].Body), "AUTO-BODY") {
+		t.Error("a skill that is not user-invocable ran as /auto-only")
+	}
+	d := toolDescription(t, reqs[0], "Skill")
+	if !strings.Contains(d, "- auto-only") || strings.Contains(d, "manual") {
+		t.Errorf("listing:\n%s", d)
+	}
+	if res := reqs[1].ToolResults(); len(res) != 1 || !res[0].IsError || strings.Contains(llm.TextOf(res[0].Content), "MANUAL-BODY") {
+		t.Errorf("the model ran a disable-model-invocation skill: %+v", res)
+	}
+}
+
+func TestAgentsFromJSON(t *testing.T) {
+	srv := llmtest.Start(t, llmtest.Options{Turns: []llmtest.Turn{
+		turnFor("judge this", agentCall("judge", "JUDGE-JOB")),
+		turnFor("JUDGE-JOB", llmtest.Text("guilty")),
+		turnFor("judge this", llmtest.Text("done")),
+	}})
+	opts := testOptions(t, srv)
+	opts.AgentsJSON = `{"judge": {"description": "Judges code", "prompt": "You are JUDGE.", "tools": ["Read"]}}`
+	collect(t, context.Background(), "judge this", opts)
+	if d := toolDescription(t, requestsFor(srv, "judge this")[0], "Agent"); !strings.Contains(d, "- judge: Judges code") {
+		t.Errorf("judge not offered:\n%s", d)
+	}
+	child := requestsFor(srv, "JUDGE-JOB")
+	if len(child) != 1 || !strings.Contains(child[0].SystemText(), "You are JUDGE.") || !slices.Equal(child[0].ToolNames(), []string{"Read"}) {
+		t.Errorf("judge ran with tools %v", child[0].ToolNames())
+	}
+}

@@ -81,6 +81,11 @@ type agentSession struct {
 	// turnSeq is the skill invocation count when the running prompt began:
 	// skills loaded after it are active (their allowed-tools hold).
 	turnSeq atomic.Int64
+	// skillMu guards what skills changed: the model a skill replaced for
+	// the running prompt, and the skills whose hooks were added.
+	skillMu          sync.Mutex
+	modelBeforeSkill *llm.Model
+	skillHooks       map[string]bool
 
 	outMu    sync.Mutex
 	out      *outbox // where the prompt being run sends its messages
@@ -248,9 +253,11 @@ func newSession(opts Options) (*agentSession, error) {
 	// A plugin's bin/ folder is on PATH while it is enabled.
 	procEnv = withPluginBins(procEnv, ext, getenv)
 	var skills *skill.Runtime
+	var loaded func(skill.Invocation) // set once the session exists
 	if all := ext.Skills(); len(all) > 0 {
 		skills = skill.New(skill.Options{Skills: all, SessionID: sessionID, Cwd: cwd,
-			Run: skill.ShellRunner(cwd, procEnv), Check: skill.CheckerFunc(checker)})
+			Run: skill.ShellRunner(cwd, procEnv), Check: skill.CheckerFunc(checker),
+			OnLoad: func(inv skill.Invocation) { loaded(inv) }})
 		if len(skills.ModelInvocable()) > 0 && offeredTool(skilltool.Name) && (mainDef == nil || mainDef.allows(skilltool.Name)) {
 			tools = append(tools, skilltool.New(skilltool.Options{Runtime: skills, Forker: sa}))
 		}
@@ -285,6 +292,7 @@ func newSession(opts Options) (*agentSession, error) {
 		ext: ext, skills: skills, subagents: sa}
 	sa.s = s
 	env.Subagents = sa
+	loaded = s.skillLoaded
 	if mainDef != nil {
 		s.agentMCP = mainDef.mcpDefs
 	}
@@ -368,7 +376,8 @@ func newSession(opts Options) (*agentSession, error) {
 		for _, f := range tracker.OnRead(path) {
 			out = append(out, memory.Render(f))
 		}
-		return out
+		// Skills meant for files like this one are announced now.
+		return append(out, s.activateSkills(path)...)
 	}
 	sessionContext := mem.Blocks()
 	autoMemory := ""

@@ -233,3 +233,39 @@ func TestAgentAndMCPToolHooks(t *testing.T) {
 		t.Errorf("with seams: %+v (agent prompt %q)", o, a.prompt)
 	}
 }
+
+func TestAddBringsHooksInMidSession(t *testing.T) {
+	dir := t.TempDir()
+	calls := 0
+	var mu sync.Mutex
+	count := func(context.Context, Input, json.RawMessage) (*Output, error) {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		return nil, nil
+	}
+	r := newRunner(t, Options{})
+	if r.Has(PreToolUse) {
+		t.Fatal("an empty runner has PreToolUse hooks")
+	}
+	once := Handler{Type: TypeCallback, Callback: count, Once: true}
+	if err := r.Add(on(PreToolUse, "Bash", once)); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Has(PreToolUse) {
+		t.Fatal("Add did not bring the hook in")
+	}
+	noErrors(t, r.Run(context.Background(), bashCall(dir, "ls")))
+	noErrors(t, r.Run(context.Background(), bashCall(dir, "ls")))
+	// A second Add of the same configuration is a new set of hooks.
+	if err := r.Add(on(PreToolUse, "Bash", once)); err != nil {
+		t.Fatal(err)
+	}
+	noErrors(t, r.Run(context.Background(), bashCall(dir, "ls")))
+	if calls != 2 {
+		t.Errorf("%d calls, want 2 (each once-only hook once)", calls)
+	}
+	if err := r.Add(Config{PreToolUse: {{Matcher: "(", Hooks: []Handler{once}}}}); err == nil {
+		t.Error("a bad matcher was added")
+	}
+}

@@ -93,14 +93,17 @@ type Verdict struct {
 
 // Runner runs the hooks of one session. It is safe for concurrent use.
 type Runner struct {
-	opts     Options
-	entries  map[Event][]entry
-	shell    string
-	env      []string // base + settings env (CLAUDE_PROJECT_DIR is added per run)
-	client   *http.Client
-	urlAllow []*regexp.Regexp // nil: every URL
-	maxOut   int
-	timeout  time.Duration
+	opts Options
+	// entries grow when Add brings hooks in mid-session (a skill's).
+	entriesMu sync.RWMutex
+	entries   map[Event][]entry
+	added     int // Add calls so far, to keep their positions apart
+	shell     string
+	env       []string // base + settings env (CLAUDE_PROJECT_DIR is added per run)
+	client    *http.Client
+	urlAllow  []*regexp.Regexp // nil: every URL
+	maxOut    int
+	timeout   time.Duration
 
 	obsMu sync.Mutex // serialises Observer calls
 
@@ -179,7 +182,41 @@ func New(opts Options) (*Runner, error) {
 // Has reports whether any handler is configured for ev (and hooks are not
 // disabled), so a caller can skip building a payload nobody reads.
 func (r *Runner) Has(ev Event) bool {
-	return !r.opts.Settings.DisableAllHooks && len(r.entries[ev]) > 0
+	if r.opts.Settings.DisableAllHooks {
+		return false
+	}
+	r.entriesMu.RLock()
+	defer r.entriesMu.RUnlock()
+	return len(r.entries[ev]) > 0
+}
+
+// Add brings more hooks in for the rest of the session: those of a skill
+// once it has been invoked. They run after the ones already configured. An
+// invalid handler is reported and nothing is added.
+func (r *Runner) Add(cfg Config) error {
+	entries, err := compile(cfg)
+	if err != nil {
+		return fmt.Errorf("hook configuration: %w", err)
+	}
+	r.entriesMu.Lock()
+	defer r.entriesMu.Unlock()
+	r.added++
+	for ev, es := range entries {
+		for _, e := range es {
+			// Once-only bookkeeping is keyed by position: added entries
+			// have their own.
+			e.pos = fmt.Sprintf("added%d:%s", r.added, e.pos)
+			r.entries[ev] = append(r.entries[ev], e)
+		}
+	}
+	return nil
+}
+
+// entriesOf returns the handlers configured for ev.
+func (r *Runner) entriesOf(ev Event) []entry {
+	r.entriesMu.RLock()
+	defer r.entriesMu.RUnlock()
+	return r.entries[ev]
 }
 
 // job is one handler to run for an event, after matching, "if", once and
@@ -240,7 +277,7 @@ func (r *Runner) selectJobs(in Input, name string) ([]job, []string) {
 	var jobs []job
 	var notes []string
 	seen := map[string]bool{}
-	for _, e := range r.entries[ev] {
+	for _, e := range r.entriesOf(ev) {
 		if usesMatcher && !e.pattern.Match(value) {
 			continue
 		}

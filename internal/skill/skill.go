@@ -8,10 +8,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	pathpkg "path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/tackcode/tack/internal/extension"
 	"github.com/tackcode/tack/internal/hook"
@@ -34,6 +38,10 @@ type Options struct {
 	// CheckerFunc); nil means every command needs approval, so only a
 	// skill's allowed-tools let one run.
 	Check CheckFunc
+	// OnLoad, when set, is told of every invocation whose instructions go
+	// into the conversation (not a forked one's, nor a preload), so the
+	// session can apply the skill's model and hooks.
+	OnLoad func(inv Invocation)
 }
 
 // Runtime loads skills for one session. It is safe for concurrent use.
@@ -45,11 +53,13 @@ type Runtime struct {
 	checkers map[string]*permission.Checker // allowed-tools, by skill
 	seq      int
 	loaded   []Invocation // what went into the conversation, in order
+	// activated are the skills with paths whose files the session touched.
+	activated map[string]bool
 }
 
 // New returns a runtime over opts.Skills.
 func New(opts Options) *Runtime {
-	r := &Runtime{opts: opts, byName: map[string]*extension.Skill{}, checkers: map[string]*permission.Checker{}}
+	r := &Runtime{opts: opts, byName: map[string]*extension.Skill{}, checkers: map[string]*permission.Checker{}, activated: map[string]bool{}}
 	for _, s := range opts.Skills {
 		r.byName[s.Name] = s
 	}
@@ -75,6 +85,55 @@ func (r *Runtime) ModelInvocable() []*extension.Skill {
 	for _, s := range r.Skills() {
 		if s.ModelInvocable() {
 			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Listed returns the skills the Skill tool lists up front: the ones the
+// model may run, except those with paths, which are announced when the
+// session first reads a matching file (see Activate).
+func (r *Runtime) Listed() []*extension.Skill {
+	var out []*extension.Skill
+	for _, s := range r.ModelInvocable() {
+		if len(s.Paths) == 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Activate returns the skills with paths that path (a file the session
+// read) makes relevant for the first time. Patterns are matched against
+// the path relative to the session's directory, and against the bare
+// file name for patterns without a slash.
+func (r *Runtime) Activate(path string) []*extension.Skill {
+	rel := path
+	if r.opts.Cwd != "" && filepath.IsAbs(path) {
+		if p, err := filepath.Rel(r.opts.Cwd, path); err == nil && !strings.HasPrefix(p, "..") {
+			rel = p
+		}
+	}
+	rel = filepath.ToSlash(rel)
+	base := pathpkg.Base(rel)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []*extension.Skill
+	for _, s := range r.ModelInvocable() {
+		if len(s.Paths) == 0 || r.activated[s.Name] {
+			continue
+		}
+		for _, p := range s.Paths {
+			p = strings.TrimPrefix(p, "./")
+			ok, _ := doublestar.Match(p, rel)
+			if !ok && !strings.Contains(p, "/") {
+				ok, _ = doublestar.Match(p, base)
+			}
+			if ok {
+				r.activated[s.Name] = true
+				out = append(out, s)
+				break
+			}
 		}
 	}
 	return out
@@ -151,10 +210,14 @@ func (r *Runtime) prepare(ctx context.Context, sk *extension.Skill, args string,
 	r.mu.Lock()
 	r.seq++
 	inv.Seq = r.seq
-	if record && !inv.Fork {
+	loaded := record && !inv.Fork
+	if loaded {
 		r.loaded = append(r.loaded, *inv)
 	}
 	r.mu.Unlock()
+	if loaded && r.opts.OnLoad != nil {
+		r.opts.OnLoad(*inv)
+	}
 	return inv, nil
 }
 

@@ -85,7 +85,7 @@ func New(opts Options) tool.Tool {
 	if opts.ListingBudget <= 0 {
 		opts.ListingBudget = DefaultListingBudget
 	}
-	return &skillTool{opts: opts, description: Describe(opts.Runtime.ModelInvocable(), opts.ListingBudget)}
+	return &skillTool{opts: opts, description: Describe(opts.Runtime.Listed(), opts.ListingBudget)}
 }
 
 // Describe renders the tool's description for skills within budget
