@@ -11,6 +11,8 @@ import (
 	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/extension"
 	"github.com/tackcode/tack/internal/hook"
+	"github.com/tackcode/tack/internal/mcp"
+	"github.com/tackcode/tack/internal/mcp/mcpconfig"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/protocol"
 	"github.com/tackcode/tack/internal/skill"
@@ -341,4 +343,24 @@ func (s *agentSession) activateSkills(path string) []llm.Block {
 			sk.Name, sk.ListingDescription(0))))
 	}
 	return out
+}
+
+// startAgentMCP starts the MCP servers an agent defines inline, for the
+// time it runs: their tools join registry (as the session's servers' tools
+// join the session's), and the first request waits for them up to the
+// session's start-up deadline. The caller closes the manager.
+func (s *agentSession) startAgentMCP(ctx context.Context, agent string, servers []*mcpconfig.Server, registry *tool.Registry, cwd string) *mcp.Manager {
+	m := mcp.New(mcp.Options{
+		Registry: registry,
+		OnNotice: func(n mcp.Notice) { notify(s.opts, "MCP "+n.Server+" (agent "+agent+"): "+n.Message) },
+		Env:      s.procEnv, Dir: cwd, Roots: s.checker.Dirs(), Limits: mcp.LimitsFromEnv(s.getenv),
+		ClientName: "tack",
+	})
+	configs := make([]mcp.ServerConfig, 0, len(servers))
+	for _, srv := range servers {
+		configs = append(configs, serverConfig(srv))
+	}
+	m.Start(ctx, configs)
+	m.WaitReady(ctx, mcpDeadline(s.getenv))
+	return m
 }

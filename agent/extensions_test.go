@@ -533,3 +533,44 @@ func TestAgentsFromJSON(t *testing.T) {
 		t.Errorf("judge ran with tools %v", child[0].ToolNames())
 	}
 }
+
+func TestAgentRunsTheMCPServersItDefines(t *testing.T) {
+	js, err := filepath.Abs(filepath.Join("..", "test", "mcp", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(js); err != nil {
+		t.Fatal("test/mcp/node_modules is missing: run scripts/test (it runs `npm ci --prefix test/mcp`)")
+	}
+	srv := llmtest.Start(t, llmtest.Options{Turns: []llmtest.Turn{
+		turnFor("use the echo agent", agentCall("echoer", "ECHO-JOB")),
+		turnFor("ECHO-JOB", llmtest.ToolUse("mcp__everything__echo", map[string]string{"message": "ping from the agent"})),
+		turnFor("ECHO-JOB", llmtest.Text("echoed")),
+		turnFor("use the echo agent", llmtest.Text("done")),
+	}})
+	opts := testOptions(t, srv)
+	opts.AllowedTools = []string{"mcp__everything"}
+	writeFile(t, filepath.Join(opts.Cwd, ".claude", "agents", "echoer.md"), `---
+name: echoer
+description: Echoes through MCP
+tools: Read
+mcpServers:
+  - everything:
+      command: node
+      args: ["`+js+`", "stdio"]
+---
+You echo.
+`)
+	collect(t, context.Background(), "use the echo agent", opts)
+	parent := requestsFor(srv, "use the echo agent")
+	if slices.ContainsFunc(parent[0].ToolNames(), func(n string) bool { return strings.HasPrefix(n, "mcp__everything__") }) {
+		t.Error("the agent's server's tools were offered to the parent")
+	}
+	child := requestsFor(srv, "ECHO-JOB")
+	if len(child) != 2 || !slices.Contains(child[0].ToolNames(), "mcp__everything__echo") {
+		t.Fatalf("the agent was not offered its server's tools: %v", child[0].ToolNames())
+	}
+	if res := child[1].ToolResults(); len(res) != 1 || res[0].IsError || !strings.Contains(llm.TextOf(res[0].Content), "ping from the agent") {
+		t.Errorf("echo through the agent's server: %+v", res)
+	}
+}

@@ -206,6 +206,11 @@ func (sa *subagents) run(ctx context.Context, name string, def AgentDefinition, 
 		return tool.SubagentResult{}, fmt.Errorf("agent %s: %w", name, err)
 	}
 	registry := tool.NewRegistry(childTools(s.registry.Tools(), def)...)
+	// The servers the agent defines inline run while it does.
+	if len(def.mcpDefs) > 0 {
+		m := s.startAgentMCP(ctx, name, def.mcpDefs, registry, cwd)
+		defer m.Close()
+	}
 	env := &tool.Env{SessionID: parentID, ProjectDir: cwd, Shell: shell.New(cwd, s.procEnv), Files: tool.NewFileState(),
 		Model:      tool.ModelCaller{Provider: s.env.Model.Provider, Small: s.env.Model.Small, Main: model.ID},
 		ScratchDir: filepath.Join(s.env.ScratchDir, id), Modes: modes{checker}, Tools: registry,
