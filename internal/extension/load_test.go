@@ -97,7 +97,7 @@ func TestSeedExamples(t *testing.T) {
 		t.Errorf("hook = %+v", h)
 	}
 	srvs := set.MCPServers()
-	if len(srvs) != 1 || srvs[0].Name != "greeter" || srvs[0].Scope != mcpconfig.PluginScope("my-first-plugin") || srvs[0].Command != plugin+"/bin/log-command" {
+	if len(srvs) != 1 || srvs[0].Name != "plugin:my-first-plugin:greeter" || srvs[0].Scope != mcpconfig.PluginScope("my-first-plugin") || srvs[0].Command != plugin+"/bin/log-command" {
 		t.Errorf("mcp servers = %+v", srvs)
 	}
 }

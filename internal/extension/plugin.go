@@ -377,6 +377,13 @@ func (pl pluginLoader) load(root, id string) (*Plugin, []*Error, *Error) {
 		}
 	}
 
+	// As in Claude Code, a plugin's server is "plugin:PLUGIN:SERVER", so
+	// its tools are mcp__plugin_PLUGIN_SERVER__TOOL and never clash with a
+	// server the user configured.
+	for _, srv := range p.MCPServers {
+		srv.Name = "plugin:" + m.Name + ":" + srv.Name
+	}
+
 	if fi, err := os.Stat(filepath.Join(root, "bin")); err == nil && fi.IsDir() {
 		p.BinDir = filepath.Join(root, "bin")
 	}
