@@ -93,6 +93,8 @@ func (s *agentSession) runPrompt(ctx context.Context, prompt string, out *outbox
 	} else {
 		s.engine.Run(ctx, content, out.emit)
 	}
+	// The record keeps the session's model, not a skill's.
+	s.restoreModel()
 	if err := s.saveRecord(s.lastTool()); err != nil {
 		notify(s.opts, "session record: "+err.Error())
 	}

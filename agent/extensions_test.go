@@ -574,3 +574,28 @@ You echo.
 		t.Errorf("echo through the agent's server: %+v", res)
 	}
 }
+
+func TestResumeRestoresAgentsAndNotASkillsModel(t *testing.T) {
+	srv := llmtest.Start(t, llmtest.Options{Turns: []llmtest.Turn{
+		{Content: []llm.Block{llmtest.Text("quick answer")}},
+		{Content: []llm.Block{llmtest.Text("resumed")}},
+	}})
+	opts := testOptions(t, srv)
+	opts.AgentsJSON = `{"judge": {"description": "Judges code", "prompt": "You judge."}}`
+	writeFile(t, filepath.Join(opts.Cwd, ".claude", "skills", "fast", "SKILL.md"), "---\ndescription: Quick answers\nmodel: haiku\n---\nBe quick.\n")
+	msgs := collect(t, context.Background(), "/fast", opts)
+	id := msgs[len(msgs)-1].(*ResultMessage).SessionID
+
+	resumed := testOptions(t, srv)
+	resumed.Cwd, resumed.Env = opts.Cwd, opts.Env
+	resumed.Resume = id
+	collect(t, context.Background(), "again", resumed)
+	reqs := srv.Requests()
+	haiku := llm.Catalogue().Resolve("haiku", func(string) string { return "" }).ID
+	if reqs[0].Model != haiku || reqs[1].Model == haiku {
+		t.Errorf("models %s then %s: the skill's model should hold for its prompt only", reqs[0].Model, reqs[1].Model)
+	}
+	if d := toolDescription(t, reqs[1], "Agent"); !strings.Contains(d, "- judge: Judges code") {
+		t.Errorf("the --agents agents were not restored:\n%s", d)
+	}
+}

@@ -139,6 +139,12 @@ type Options struct {
 	extraTools []tool.Tool
 	// Entrypoint is recorded in transcripts ("cli", "sdk-go"…); "" means "sdk-go".
 	Entrypoint string
+
+	// SessionStateMessages makes a Client yield system messages of subtype
+	// session_state_changed: "running" when it starts on queued prompts,
+	// "idle" after the result of the last one (the stream-json protocol's
+	// run boundaries).
+	SessionStateMessages bool
 }
 
 // CanUseTool decides a tool call that would need approval.

@@ -55,6 +55,9 @@ type HookMatcher struct {
 	Hooks   []HookCallback
 	// TimeoutSeconds bounds each callback; 0 means the default (60 s).
 	TimeoutSeconds float64
+	// OnFailure "block" makes a callback that fails (an error, a timeout)
+	// block what the event can block; "" or "continue" lets it go on.
+	OnFailure string
 }
 
 // loadSettings reads the settings files for cwd, checking every permission
@@ -187,7 +190,7 @@ func hookConfig(m *config.Merged, callbacks map[HookEvent][]HookMatcher) hook.Co
 		for _, hm := range matchers {
 			out := hook.Matcher{Matcher: hm.Matcher}
 			for _, cb := range hm.Hooks {
-				out.Hooks = append(out.Hooks, hook.Handler{Type: hook.TypeCallback, Callback: cb, Timeout: hm.TimeoutSeconds, Source: "sdk"})
+				out.Hooks = append(out.Hooks, hook.Handler{Type: hook.TypeCallback, Callback: cb, Timeout: hm.TimeoutSeconds, OnFailure: hm.OnFailure, Source: "sdk"})
 			}
 			cfg[event] = append(cfg[event], out)
 		}

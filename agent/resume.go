@@ -114,6 +114,9 @@ func restoreOptions(o Options, w session.Workflow) Options {
 	if o.PluginDirs == nil {
 		o.PluginDirs = w.PluginDirs
 	}
+	if o.AgentsJSON == "" {
+		o.AgentsJSON = w.Agents
+	}
 	if o.Tools == nil && w.Tools != nil {
 		o.Tools = w.Tools
 	}
@@ -148,7 +151,7 @@ func workflowOf(s *agentSession) session.Workflow {
 		SessionID: s.engine.SessionID(), Name: o.Name, Cwd: s.cwd,
 		Model: s.engine.Model().ID, FallbackModel: o.FallbackModel, PermissionMode: string(s.checker.Mode()),
 		Settings: o.Settings, SettingSources: o.SettingSources, MCPConfig: nonNil(o.MCPConfig), StrictMCPConfig: o.StrictMCPConfig,
-		AddDirs: nonNil(o.AddDirs), Agent: o.Agent, PluginDirs: nonNil(o.PluginDirs), Tools: o.Tools,
+		AddDirs: nonNil(o.AddDirs), Agent: o.Agent, Agents: o.AgentsJSON, PluginDirs: nonNil(o.PluginDirs), Tools: o.Tools,
 		AllowedTools: nonNil(o.AllowedTools), DisallowedTools: nonNil(o.DisallowedTools), PermissionPromptTool: o.PermissionPromptTool,
 		MaxThinkingTokens: o.MaxThinkingTokens, SystemPrompt: o.SystemPrompt, AppendSystemPrompt: o.AppendSystemPrompt,
 		CostUSD: s.costBase + s.engine.Cost(),

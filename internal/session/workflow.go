@@ -46,6 +46,7 @@ type Workflow struct {
 	StrictMCPConfig      bool      `json:"strict_mcp_config"`
 	AddDirs              []string  `json:"add_dirs"`
 	Agent                string    `json:"agent,omitempty"`
+	Agents               string    `json:"agents,omitempty"`
 	PluginDirs           []string  `json:"plugin_dirs"`
 	Tools                []string  `json:"tools,omitempty"`
 	AllowedTools         []string  `json:"allowed_tools"`

@@ -1,0 +1,317 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/tackcode/tack/internal/protocol"
+)
+
+// Session states, as reported by messages of subtype
+// SubtypeSessionStateChanged when Options.SessionStateMessages is set.
+const (
+	SubtypeSessionStateChanged = "session_state_changed"
+
+	StateRunning        = "running"
+	StateIdle           = "idle"
+	StateRequiresAction = "requires_action"
+)
+
+// ErrClientClosed is returned by Send after CloseSend or Close.
+var ErrClientClosed = errors.New("agent: the client is closed")
+
+// Prompt is one user message given to a Client.
+type Prompt struct {
+	Text string
+	// ID identifies the message to the caller (the Agent SDK's message
+	// uuid); Interrupt and CancelQueued report queued prompts by it.
+	ID string
+}
+
+// Client is a multi-turn session. Prompts given to Send are queued and run
+// one after the other in the same conversation; Messages yields what every
+// run produces, in order, each run ending with a *ResultMessage.
+//
+//	c, err := agent.NewClient(ctx, opts)
+//	if err != nil { … }
+//	defer c.Close()
+//	c.Send("Read main.go")
+//	c.Send("Now add a test for it")
+//	c.CloseSend()
+//	for msg, err := range c.Messages() { … }
+//
+// Messages must have one reader; until it reads, runs wait for it.
+type Client struct {
+	s      *agentSession
+	out    *outbox
+	ctx    context.Context // ends every run
+	cancel context.CancelFunc
+	states bool
+
+	mu        sync.Mutex
+	queue     []Prompt
+	wake      chan struct{} // a prompt was queued, or CloseSend called
+	sendEnded bool
+	runCancel context.CancelFunc // the running prompt's, nil between runs
+
+	// outMu keeps barriers (Flush) from being sent once the outbox closed.
+	outMu     sync.RWMutex
+	outClosed bool
+
+	done      chan struct{} // closed when the worker has ended
+	stopOnce  sync.Once     // stops delivery (out.stopped)
+	closeOnce sync.Once
+}
+
+// NewClient starts a session with opts. ctx bounds the whole session:
+// cancelling it interrupts the running prompt and drops the queued ones.
+func NewClient(ctx context.Context, opts Options) (*Client, error) {
+	s, err := newSession(opts)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	c := &Client{s: s, out: newOutbox(), ctx: ctx, cancel: cancel, states: opts.SessionStateMessages,
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go c.work()
+	return c, nil
+}
+
+// SessionID returns the session's id.
+func (c *Client) SessionID() string { return c.s.engine.SessionID() }
+
+// Info describes the session: model, mode, commands, agents, MCP servers.
+func (c *Client) Info() ClientInfo { return c.s.info() }
+
+// MCPServers returns the state of each MCP server of the session.
+func (c *Client) MCPServers() []MCPServerStatus { return c.s.mcpStatuses() }
+
+// Send queues a prompt; it runs once the prompts before it have.
+func (c *Client) Send(prompt string) error { return c.SendPrompt(Prompt{Text: prompt}) }
+
+// SendPrompt queues a prompt with an id.
+func (c *Client) SendPrompt(p Prompt) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sendEnded {
+		return ErrClientClosed
+	}
+	c.queue = append(c.queue, p)
+	c.signal()
+	return nil
+}
+
+// CloseSend says no more prompts will come: once the queued ones have run,
+// Messages ends.
+func (c *Client) CloseSend() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sendEnded = true
+	c.signal()
+}
+
+// signal wakes the worker; c.mu is held.
+func (c *Client) signal() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Interrupt stops the running prompt, which ends with an error result
+// (terminal reason aborted_streaming or aborted_tools); the queued prompts
+// still run. It returns the ids of the prompts still queued.
+func (c *Client) Interrupt() (stillQueued []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.runCancel != nil {
+		c.runCancel()
+	}
+	return ids(c.queue)
+}
+
+// CancelQueued drops the queued prompts that have not started and returns
+// their ids.
+func (c *Client) CancelQueued() (cancelled []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := ids(c.queue)
+	c.queue = nil
+	return out
+}
+
+func ids(ps []Prompt) []string {
+	out := []string{}
+	for _, p := range ps {
+		if p.ID != "" {
+			out = append(out, p.ID)
+		}
+	}
+	return out
+}
+
+// SetModel switches the model for the following requests ("" for the
+// default one) and returns the model id now in use.
+func (c *Client) SetModel(model string) string { return c.s.setModel(model) }
+
+// SetPermissionMode changes the permission mode for the calls decided from
+// now on, the running prompt's included.
+func (c *Client) SetPermissionMode(mode PermissionMode) error { return c.s.setPermissionMode(mode) }
+
+// Messages yields the messages of every run, in order, until the queue is
+// done after CloseSend, or Close. An error is a run that could not start
+// (its prompt got no result); the following runs go on. Breaking out of the
+// loop drops the messages that follow, and with them the runs' output.
+func (c *Client) Messages() iter.Seq2[Message, error] {
+	return func(yield func(Message, error) bool) {
+		for it := range c.out.ch {
+			if b, ok := it.m.(barrier); ok {
+				close(b)
+				continue
+			}
+			if !yield(it.m, it.err) {
+				c.stop()
+				for it := range c.out.ch {
+					if b, ok := it.m.(barrier); ok {
+						close(b)
+					}
+				}
+				return
+			}
+		}
+	}
+}
+
+// Flush returns once every message emitted so far by the running prompt
+// has been yielded by Messages (and so handled by its reader), or when ctx
+// ends. A host calls it before asking its user something about the run.
+func (c *Client) Flush(ctx context.Context) error {
+	c.outMu.RLock()
+	if c.outClosed {
+		c.outMu.RUnlock()
+		return nil
+	}
+	b := make(barrier)
+	c.out.emit(b)
+	c.outMu.RUnlock()
+	select {
+	case <-b:
+		return nil
+	case <-c.out.stopped:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close interrupts the running prompt, drops the queued ones and ends the
+// session (SessionEnd hooks run, the transcript is closed). Messages not
+// yet read are dropped.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		c.cancel()
+		c.CloseSend()
+		c.stop()
+		<-c.done
+		c.s.close()
+	})
+	return nil
+}
+
+// Wait returns when the client has no more work: the queue ran out after
+// CloseSend, or ctx ended.
+func (c *Client) Wait(ctx context.Context) error {
+	select {
+	case <-c.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *Client) stop() { c.stopOnce.Do(func() { close(c.out.stopped) }) }
+
+// work runs the queued prompts one at a time.
+func (c *Client) work() {
+	defer close(c.done)
+	defer func() {
+		c.outMu.Lock()
+		c.outClosed = true
+		c.out.close()
+		c.outMu.Unlock()
+	}()
+	idle := true
+	for {
+		p, ctx, ok := c.next()
+		if !ok {
+			return
+		}
+		if idle {
+			c.state(StateRunning)
+			idle = false
+		}
+		c.s.runPrompt(ctx, p.Text, c.out)
+		c.mu.Lock()
+		c.runCancel()
+		c.runCancel = nil
+		empty := len(c.queue) == 0
+		c.mu.Unlock()
+		if empty {
+			c.state(StateIdle)
+			idle = true
+		}
+	}
+}
+
+// next waits for a prompt and makes its run's context, under the lock so
+// that an Interrupt cannot fall between the two.
+func (c *Client) next() (Prompt, context.Context, bool) {
+	for {
+		c.mu.Lock()
+		if c.ctx.Err() != nil {
+			c.mu.Unlock()
+			return Prompt{}, nil, false
+		}
+		if len(c.queue) > 0 {
+			p := c.queue[0]
+			c.queue = c.queue[1:]
+			ctx, cancel := context.WithCancel(c.ctx)
+			c.runCancel = cancel
+			c.mu.Unlock()
+			return p, ctx, true
+		}
+		ended := c.sendEnded
+		c.mu.Unlock()
+		if ended {
+			return Prompt{}, nil, false
+		}
+		select {
+		case <-c.wake:
+		case <-c.ctx.Done():
+		}
+	}
+}
+
+// state emits a session_state_changed message when they were asked for.
+func (c *Client) state(state string) {
+	if !c.states {
+		return
+	}
+	c.out.emit(StateMessage(c.SessionID(), state))
+}
+
+// StateMessage is a system/session_state_changed message.
+func StateMessage(sessionID, state string) *SystemMessage {
+	return &protocol.System{Subtype: SubtypeSessionStateChanged, SessionID: sessionID, UUID: uuid.NewString(),
+		Fields: map[string]any{"state": state}}
+}
+
+// barrier marks a point in the outbox: Messages closes it when it gets
+// there instead of yielding it.
+type barrier chan struct{}
+
+func (barrier) MessageType() string { return "barrier" }

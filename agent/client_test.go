@@ -1,0 +1,174 @@
+package agent
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/llm/llmtest"
+)
+
+// kinds names the messages: type, or system/subtype(:state).
+func kinds(msgs []Message) []string {
+	var out []string
+	for _, m := range msgs {
+		k := m.MessageType()
+		if s, ok := m.(*SystemMessage); ok {
+			k += "/" + s.Subtype
+			if st, ok := s.Fields["state"]; ok {
+				k += ":" + st.(string)
+			}
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestClientRunsQueuedPromptsInOneConversation(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("one")), llmtest.Reply(llmtest.Text("two")))
+	opts := testOptions(t, srv)
+	opts.SessionStateMessages = true
+	c, err := NewClient(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.SendPrompt(Prompt{Text: "first", ID: "u1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send("second"); err != nil {
+		t.Fatal(err)
+	}
+	c.CloseSend()
+	if err := c.Send("late"); err != ErrClientClosed {
+		t.Errorf("Send after CloseSend: %v", err)
+	}
+	var msgs []Message
+	var results []*ResultMessage
+	for m, err := range c.Messages() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, m)
+		if r, ok := m.(*ResultMessage); ok {
+			results = append(results, r)
+		}
+	}
+	if len(results) != 2 || results[0].Text() != "one" || results[1].Text() != "two" || results[0].SessionID != c.SessionID() || results[1].SessionID != c.SessionID() {
+		t.Fatalf("results %+v", results)
+	}
+	k := kinds(msgs)
+	if k[0] != "system/session_state_changed:running" || k[1] != "system/init" || k[len(k)-1] != "system/session_state_changed:idle" {
+		t.Errorf("order %v", k)
+	}
+	req := srv.Requests()[1]
+	var texts []string
+	for _, m := range req.Messages {
+		texts = append(texts, llm.TextOf(m.Content))
+	}
+	if got := strings.Join(texts, "|"); !strings.HasSuffix(got, "first|one|second") {
+		t.Errorf("second request %q", got)
+	}
+}
+
+// runUntilToolUse sends prompts (ids = texts) and calls at once on the
+// first tool_use of the first one, while it runs; then it collects the results.
+func runUntilToolUse(t *testing.T, c *Client, at func(), prompts ...string) []*ResultMessage {
+	t.Helper()
+	for _, p := range prompts {
+		c.SendPrompt(Prompt{Text: p, ID: p})
+	}
+	var results []*ResultMessage
+	done := false
+	for m, err := range c.Messages() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, ok := m.(*AssistantMessage); ok && !done && a.Message.Content[0].Type == llm.TypeToolUse {
+			done = true
+			at()
+			c.CloseSend()
+		}
+		if r, ok := m.(*ResultMessage); ok {
+			results = append(results, r)
+		}
+	}
+	return results
+}
+
+func TestClientInterruptKeepsTheQueue(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "sleep 60"})),
+		llmtest.Reply(llmtest.Text("after")))
+	opts := testOptions(t, srv)
+	opts.AllowedTools = []string{"Bash"}
+	c, err := NewClient(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	results := runUntilToolUse(t, c, func() {
+		if q := c.Interrupt(); !slices.Equal(q, []string{"next"}) {
+			t.Errorf("still queued %v", q)
+		}
+	}, "sleep", "next")
+	if len(results) != 2 || results[0].Subtype != "error_during_execution" || !strings.HasPrefix(results[0].TerminalReason, "aborted") {
+		t.Fatalf("results %+v", results)
+	}
+	if results[1].Text() != "after" {
+		t.Errorf("the queued prompt after the interrupt: %+v", results[1])
+	}
+}
+
+func TestClientCancelQueued(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "sleep 60"})))
+	opts := testOptions(t, srv)
+	opts.AllowedTools = []string{"Bash"}
+	c, err := NewClient(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	results := runUntilToolUse(t, c, func() {
+		if got := c.CancelQueued(); !slices.Equal(got, []string{"b", "c"}) {
+			t.Errorf("cancelled %v", got)
+		}
+		if q := c.Interrupt(); len(q) != 0 {
+			t.Errorf("still queued %v", q)
+		}
+	}, "a", "b", "c")
+	if len(results) != 1 || !results[0].IsError {
+		t.Fatalf("results %+v", results)
+	}
+}
+
+func TestClientSetModelAndMode(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("ok")))
+	c, err := NewClient(context.Background(), testOptions(t, srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if id := c.SetModel("haiku"); id != "claude-haiku-4-5" {
+		t.Errorf("SetModel gave %s", id)
+	}
+	if err := c.SetPermissionMode("yolo"); err == nil {
+		t.Error("an unknown mode was accepted")
+	}
+	if err := c.SetPermissionMode(PermissionAcceptEdits); err != nil {
+		t.Fatal(err)
+	}
+	info := c.Info()
+	if info.Model != "claude-haiku-4-5" || info.PermissionMode != PermissionAcceptEdits || info.SessionID != c.SessionID() || len(info.Agents) == 0 {
+		t.Errorf("info %+v", info)
+	}
+	c.Send("hi")
+	c.CloseSend()
+	for range c.Messages() {
+	}
+	if got := srv.Requests()[0].Model; got != "claude-haiku-4-5" {
+		t.Errorf("request model %s", got)
+	}
+}
