@@ -91,7 +91,7 @@ func (s *agentSession) runPrompt(ctx context.Context, prompt string, out *outbox
 	if instructions, ok := compactCommand(prompt); ok {
 		s.engine.Compact(ctx, instructions, out.emit)
 	} else {
-		s.engine.Run(ctx, content, out.emit)
+		s.run(ctx, content, out.emit)
 	}
 	// The record keeps the session's model, not a skill's.
 	s.restoreModel()

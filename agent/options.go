@@ -117,6 +117,11 @@ type Options struct {
 	// object of name → {description, prompt, tools, disallowedTools, model,
 	// permissionMode, …}. Agents wins over it for a name in both.
 	AgentsJSON string
+	// JSONSchema asks for the final answer of each prompt as JSON matching
+	// this schema (--json-schema): the model is given a StructuredOutput
+	// tool whose input schema it is, and the result carries the value in
+	// StructuredOutput. The schema's root must be an object.
+	JSONSchema json.RawMessage
 	// MCPConfig, StrictMCPConfig, Agent and PluginDirs are the launch
 	// options of the MCP, agent and plugin work; they are recorded with the
 	// session and restored on resume.

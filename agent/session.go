@@ -34,6 +34,7 @@ import (
 	"github.com/tackcode/tack/internal/tool/agenttool"
 	"github.com/tackcode/tack/internal/tool/builtin"
 	"github.com/tackcode/tack/internal/tool/skilltool"
+	"github.com/tackcode/tack/internal/tool/structured"
 	"github.com/tackcode/tack/internal/version"
 )
 
@@ -86,6 +87,10 @@ type agentSession struct {
 	skillMu          sync.Mutex
 	modelBeforeSkill *llm.Model
 	skillHooks       map[string]bool
+
+	// structured is the last StructuredOutput value of the running prompt.
+	structuredMu sync.Mutex
+	structured   json.RawMessage
 
 	outMu    sync.Mutex
 	out      *outbox // where the prompt being run sends its messages
@@ -237,6 +242,15 @@ func newSession(opts Options) (*agentSession, error) {
 		tools = agentTools(tools, *mainDef)
 		offerAgent, spawnable = spawnRights(*mainDef, offerAgent)
 	}
+	// Structured output: the caller's schema is a tool's input schema.
+	var structuredOut func(json.RawMessage) // set once the session exists
+	if len(opts.JSONSchema) > 0 {
+		t, err := structured.New(opts.JSONSchema, func(v json.RawMessage) { structuredOut(v) })
+		if err != nil {
+			return nil, fmt.Errorf("--json-schema: %w", err)
+		}
+		tools = append(tools, t)
+	}
 	// Subagents also run the skills that fork, with or without the Agent tool.
 	sa := newSubagents(nil, defs)
 	if offerAgent {
@@ -293,6 +307,7 @@ func newSession(opts Options) (*agentSession, error) {
 	sa.s = s
 	env.Subagents = sa
 	loaded = s.skillLoaded
+	structuredOut = s.setStructured
 	if mainDef != nil {
 		s.agentMCP = mainDef.mcpDefs
 	}

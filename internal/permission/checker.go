@@ -475,7 +475,7 @@ func globRoot(dir, pattern string) (string, bool) {
 // the commands a skill runs are checked on their own.
 func harmless(tool string) bool {
 	switch tool {
-	case "Agent", "Skill", "TodoWrite", "TodoRead", "ToolSearch", "ListAgents", "TaskCreate", "TaskGet", "TaskList",
+	case "Agent", "Skill", "StructuredOutput", "TodoWrite", "TodoRead", "ToolSearch", "ListAgents", "TaskCreate", "TaskGet", "TaskList",
 		"TaskUpdate", "TaskOutput", "TaskStop", "KillShell", "BashOutput", "EnterPlanMode", "CronList", "ReportFindings":
 		return true
 	}

@@ -1,0 +1,78 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/llm/llmtest"
+)
+
+const citySchema = `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`
+
+func TestStructuredOutputIsValidatedAndReturned(t *testing.T) {
+	srv := llmtest.Start(t, llmtest.Options{Turns: []llmtest.Turn{
+		{Content: []llm.Block{llmtest.Text("It is Lyon.")}},
+		{Content: []llm.Block{llmtest.ToolUse("StructuredOutput", map[string]any{"city": 5})}},
+		{Content: []llm.Block{llmtest.ToolUse("StructuredOutput", map[string]any{"city": "Lyon"})}},
+		{Content: []llm.Block{llmtest.Text("done")}},
+	}})
+	opts := testOptions(t, srv)
+	opts.JSONSchema = json.RawMessage(citySchema)
+	msgs := collect(t, context.Background(), "which city?", opts)
+	var results []*ResultMessage
+	for _, m := range msgs {
+		if r, ok := m.(*ResultMessage); ok {
+			results = append(results, r)
+		}
+	}
+	if len(results) != 1 {
+		t.Fatalf("%d result messages, want 1", len(results))
+	}
+	r := results[0]
+	if got, _ := json.Marshal(r.StructuredOutput); r.IsError || string(got) != `{"city":"Lyon"}` {
+		t.Errorf("structured_output %s (error %v)", got, r.IsError)
+	}
+	if r.NumTurns != 4 {
+		t.Errorf("num_turns %d, want 4 (both runs)", r.NumTurns)
+	}
+	reqs := srv.Requests()
+	if d := toolDescription(t, reqs[0], "StructuredOutput"); d == "" {
+		t.Error("no StructuredOutput tool")
+	}
+	if !strings.Contains(string(reqs[1].Body), "without calling the StructuredOutput tool") {
+		t.Error("no reminder after a turn that ended without the structured output")
+	}
+	if res := reqs[2].ToolResults(); len(res) != 1 || !res[0].IsError {
+		t.Errorf("an input that breaks the schema was accepted: %+v", res)
+	}
+}
+
+func TestStructuredOutputGivesUp(t *testing.T) {
+	var turns []llmtest.Turn
+	for range maxStructuredRetries + 1 {
+		turns = append(turns, llmtest.Turn{Content: []llm.Block{llmtest.Text("prose only")}})
+	}
+	srv := llmtest.Start(t, llmtest.Options{Turns: turns})
+	opts := testOptions(t, srv)
+	opts.JSONSchema = json.RawMessage(citySchema)
+	msgs := collect(t, context.Background(), "which city?", opts)
+	r := msgs[len(msgs)-1].(*ResultMessage)
+	if !r.IsError || r.Subtype != "error_max_structured_output_retries" || len(srv.Requests()) != maxStructuredRetries+1 {
+		t.Errorf("result %+v after %d requests", r, len(srv.Requests()))
+	}
+}
+
+func TestStructuredOutputNeedsAnObjectSchema(t *testing.T) {
+	srv := llmtest.Start(t, llmtest.Options{})
+	opts := testOptions(t, srv)
+	opts.JSONSchema = json.RawMessage(`{"type":"string"}`)
+	for _, err := range Query(context.Background(), "x", opts) {
+		if err == nil || !strings.Contains(err.Error(), "--json-schema") {
+			t.Errorf("err %v", err)
+		}
+		break
+	}
+}
