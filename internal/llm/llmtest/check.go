@@ -313,6 +313,9 @@ func textProblem(s string) string {
 	return ""
 }
 
+// roleSystem is the role of a system message within the conversation.
+const roleSystem = "system"
+
 // inspectMessages checks roles, blocks and the pairing of tool_use with
 // tool_result, and collects the assistant tool_use blocks.
 func inspectMessages(msgs []llm.Message, p *problems) inspection {
@@ -322,8 +325,16 @@ func inspectMessages(msgs []llm.Message, p *problems) inspection {
 	for i, m := range msgs {
 		loc := "messages[" + itoa(i) + "]"
 		switch {
+		case m.Role == roleSystem && i > 0:
+			// A system message within the conversation (Claude Code 2.1.328
+			// sends them): text only.
+			for j, b := range m.Content {
+				if b.Type != llm.TypeText {
+					p.add("%s.content[%d]: a system message holds text blocks only, got %s", loc, j, b.Type)
+				}
+			}
 		case m.Role != llm.RoleUser && m.Role != llm.RoleAssistant:
-			p.add("%s has role %q, want user or assistant", loc, m.Role)
+			p.add("%s has role %q, want user or assistant (or system after the first message)", loc, m.Role)
 		case i == 0 && m.Role != llm.RoleUser:
 			p.add("messages[0] has role %q: the first message must be a user message", m.Role)
 		case i > 0 && m.Role == llm.RoleAssistant && msgs[i-1].Role == llm.RoleAssistant:
