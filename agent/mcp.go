@@ -66,10 +66,20 @@ func (s *agentSession) startMCP(opts Options, settings *config.Merged, getenv fu
 	if err != nil {
 		return err
 	}
+	mcpConfig := opts.MCPConfig
+	if extra, err := mcpConfigJSON(opts.MCPServers); err != nil {
+		return err
+	} else if extra != "" {
+		mcpConfig = append(slices.Clone(mcpConfig), extra)
+	}
+	inProcess, err := sdkServerConfigs(opts.MCPServers)
+	if err != nil {
+		return err
+	}
 	set, err := mcpconfig.Load(mcpconfig.Options{
 		Files:     files,
 		LookupEnv: func(k string) (string, bool) { v := getenv(k); return v, v != "" || os.Getenv(k) != "" },
-		MCPConfig: opts.MCPConfig,
+		MCPConfig: mcpConfig,
 		Strict:    opts.StrictMCPConfig,
 		Settings: mcpconfig.ApprovalSettings{
 			EnableAllProjectMcpServers: settings.EnableAllProjectMcpServers != nil && *settings.EnableAllProjectMcpServers,
@@ -149,6 +159,7 @@ func (s *agentSession) startMCP(opts Options, settings *config.Merged, getenv fu
 		}
 	}
 	st.manager = mcp.New(mopts)
+	configs = append(configs, inProcess...)
 	if len(configs) > 0 {
 		st.manager.Start(context.Background(), configs)
 	}

@@ -127,8 +127,13 @@ type Options struct {
 	// session and restored on resume.
 	MCPConfig       []string
 	StrictMCPConfig bool
-	Agent           string
-	PluginDirs      []string
+	// MCPServers are more MCP servers by name: processes, remote servers,
+	// and servers running in this program (MCPSDKServer, e.g. from
+	// NewSDKServer). They load like --mcp-config's, and are not recorded
+	// with the session: give them again on resume.
+	MCPServers map[string]MCPServerConfig
+	Agent      string
+	PluginDirs []string
 	// NoSessionPersistence writes no transcript.
 	NoSessionPersistence bool
 	// Env adds environment variables for tool processes and overrides the

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/tool"
 )
@@ -24,6 +26,10 @@ const (
 	TypeStdio = "stdio"
 	TypeHTTP  = "http"
 	TypeSSE   = "sse"
+	// TypeSDK is a server in the host program: Go tools given to the SDK,
+	// or an Agent SDK's in-process server reached over its control channel.
+	// ServerConfig.Dial connects to it.
+	TypeSDK = "sdk"
 )
 
 // ServerConfig is one MCP server to connect to. Values are final: any
@@ -47,6 +53,9 @@ type ServerConfig struct {
 	Scope string
 	// Disabled servers are not started and report StatusDisabled.
 	Disabled bool
+	// Dial returns a new client transport to a TypeSDK server, for each
+	// connection; ctx lives as long as the connection may.
+	Dial func(ctx context.Context) (mcp.Transport, error)
 }
 
 func (c ServerConfig) transport() string {

@@ -326,6 +326,15 @@ func (s *server) dial(ctx context.Context) (*session, *mcp.ServerCapabilities, e
 			return nil, nil, &connectError{msg: err.Error(), err: err}
 		}
 		inner = t
+	case TypeSDK:
+		if cfg.Dial == nil {
+			return nil, nil, &connectError{msg: "no in-process server to connect to"}
+		}
+		t, err := cfg.Dial(s.ctx)
+		if err != nil {
+			return nil, nil, &connectError{msg: err.Error(), err: err}
+		}
+		inner = t
 	default:
 		return nil, nil, &connectError{msg: fmt.Sprintf("unknown transport type %q (want stdio, http or sse)", cfg.Type)}
 	}
