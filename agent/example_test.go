@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
 
@@ -38,4 +39,71 @@ func ExampleQuery() {
 	// Output:
 	// session started with model claude-haiku-4-5
 	// success: main.go prints hello.
+}
+
+// Tools written in Go reach the model through an in-process MCP server.
+func ExampleTool() {
+	type lookupIn struct {
+		Key string `json:"key" jsonschema:"the key to look up"`
+	}
+	lookup := agent.Tool("lookup", "Looks a key up in the team's settings store",
+		func(ctx context.Context, in lookupIn) (string, error) { return in.Key + " = 42", nil })
+
+	api, err := llmtest.NewServer(llmtest.Options{Turns: []llmtest.Turn{
+		llmtest.Reply(llmtest.ToolUse("mcp__store__lookup", map[string]string{"key": "answer"})),
+		llmtest.Reply(llmtest.Text("The answer is 42.")),
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer api.Close()
+	opts := agent.Options{
+		NoSessionPersistence: true,
+		MCPServers:           map[string]agent.MCPServerConfig{"store": agent.NewSDKServer("store", lookup)},
+		AllowedTools:         []string{"mcp__store__lookup"},
+		Env:                  map[string]string{"ANTHROPIC_API_KEY": "example", "ANTHROPIC_BASE_URL": api.URL()},
+	}
+	for msg, err := range agent.Query(context.Background(), "What is the answer?", opts) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		switch m := msg.(type) {
+		case *agent.UserMessage:
+			fmt.Println("tool said:", m.Message.Content[0].Content[0].Text)
+		case *agent.ResultMessage:
+			fmt.Println(m.Text())
+		}
+	}
+	// Output:
+	// tool said: answer = 42
+	// The answer is 42.
+}
+
+// With JSONSchema, the result carries the answer as JSON of that shape.
+func ExampleOptions_jsonSchema() {
+	api, err := llmtest.NewServer(llmtest.Options{Turns: []llmtest.Turn{
+		llmtest.Reply(llmtest.ToolUse("StructuredOutput", map[string]any{"files": 3, "language": "Go"})),
+		llmtest.Reply(llmtest.Text("Done.")),
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer api.Close()
+	opts := agent.Options{
+		NoSessionPersistence: true,
+		JSONSchema: []byte(`{"type": "object", "required": ["files", "language"],
+			"properties": {"files": {"type": "integer"}, "language": {"type": "string"}}}`),
+		Env: map[string]string{"ANTHROPIC_API_KEY": "example", "ANTHROPIC_BASE_URL": api.URL()},
+	}
+	for msg, err := range agent.Query(context.Background(), "Describe this repository", opts) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if r, ok := msg.(*agent.ResultMessage); ok {
+			out, _ := json.Marshal(r.StructuredOutput)
+			fmt.Println(string(out))
+		}
+	}
+	// Output:
+	// {"files":3,"language":"Go"}
 }

@@ -141,7 +141,8 @@ type Options struct {
 	Env map[string]string
 	// HTTPClient is used for API requests; nil means the default.
 	HTTPClient *http.Client
-	// Logger receives diagnostics; nil discards them.
+	// Logger receives diagnostics (what Notify receives, as warnings); nil
+	// discards them.
 	Logger *slog.Logger
 	// extraTools are more tools, offered beside the built-in ones. The
 	// public form (in-process tools declared in Go, MCP tools) comes with

@@ -505,7 +505,13 @@ func (p envProvider) Stream(ctx context.Context, req *llm.Request, obs llm.Obser
 }
 
 func notify(opts Options, msg string) {
-	if opts.Notify != nil && strings.TrimSpace(msg) != "" {
+	if strings.TrimSpace(msg) == "" {
+		return
+	}
+	if opts.Logger != nil {
+		opts.Logger.Warn(msg)
+	}
+	if opts.Notify != nil {
 		opts.Notify(msg)
 	}
 }
