@@ -46,6 +46,7 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 		stdio.Getenv = os.Getenv
 	}
 	root := newRootCmd(stdio)
+	tolerateUnknownFlags(root, args, stdio.Err)
 	root.SetArgs(args)
 	root.SetIn(stdio.In)
 	root.SetOut(stdio.Out)
@@ -100,8 +101,9 @@ The prompt is the argument, standard input, or both (input first).`,
 				fmt.Fprintf(stdio.Out, "%s (tack)\n", version.Version)
 				return nil
 			}
-			if !f.print {
-				return usagef("the interactive terminal UI is not available yet: use -p \"prompt\" for print mode")
+			// The Agent SDK runs tack with stream-json input and no -p.
+			if !f.print && f.inputFormat != "stream-json" {
+				return runTUI(cmd, stdio, f, args)
 			}
 			return runPrint(cmd, stdio, f, args)
 		},

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -50,13 +51,17 @@ type printFlags struct {
 	agentName            string
 	agentsJSON           string
 	pluginDirs           []string
+	jsonSchema           string
+	// ignored are flags of Claude Code's that tack accepts and does not
+	// act on (the Agent SDK passes them).
+	ignored ignoredFlags
 }
 
 func (f *printFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.BoolVarP(&f.print, "print", "p", false, "print the response and exit (non-interactive)")
 	fl.StringVar(&f.outputFormat, "output-format", "text", "print-mode output: text, json or stream-json")
-	fl.StringVar(&f.inputFormat, "input-format", "text", "print-mode input: text")
+	fl.StringVar(&f.inputFormat, "input-format", "text", "print-mode input: text, or stream-json (JSON lines of the Agent SDK protocol; needs --output-format stream-json)")
 	fl.BoolVar(&f.verbose, "verbose", false, "json: print every message as an array; text: print the cost to stderr")
 	fl.BoolVar(&f.includePartial, "include-partial-messages", false, "stream-json: include raw streaming events")
 	fl.IntVar(&f.maxTurns, "max-turns", 0, "stop after this many model round trips (0: no limit)")
@@ -91,6 +96,8 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.agentName, "agent", "", "the agent the session runs as (recorded with the session)")
 	fl.StringVar(&f.agentsJSON, "agents", "", `more subagents, as JSON: {"name": {"description": "...", "prompt": "...", "tools": [...]}}`)
 	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "load a plugin from this folder (recorded with the session)")
+	fl.StringVar(&f.jsonSchema, "json-schema", "", "a JSON Schema (an object) the final answer must match; it comes back as structured_output in the result")
+	f.ignored.register(fl)
 	_ = fl.MarkHidden("allowed-tools")
 	_ = fl.MarkHidden("disallowed-tools")
 }
@@ -152,6 +159,13 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 			opts.Tools = []string{}
 		}
 	}
+	if cmd.Flags().Changed("json-schema") {
+		schema := json.RawMessage(strings.TrimSpace(f.jsonSchema))
+		if !json.Valid(schema) || !strings.HasPrefix(string(schema), "{") {
+			return opts, usagef("--json-schema must be a JSON object (a JSON Schema)")
+		}
+		opts.JSONSchema = schema
+	}
 	if f.skipPermissions {
 		opts.PermissionMode = agent.PermissionBypass
 	}
@@ -199,8 +213,13 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 	default:
 		return usagef("invalid --output-format %q: want text, json or stream-json", f.outputFormat)
 	}
-	if f.inputFormat != "text" {
-		return usagef("invalid --input-format %q: only text is supported", f.inputFormat)
+	f.ignored.warn(cmd.Flags(), stdio.Err)
+	switch f.inputFormat {
+	case "text":
+	case "stream-json":
+		return runStream(cmd, stdio, f, args)
+	default:
+		return usagef("invalid --input-format %q: want text or stream-json", f.inputFormat)
 	}
 	opts, err := f.options(cmd)
 	if err != nil {

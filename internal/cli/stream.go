@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/tackcode/tack/internal/sdkproto"
+)
+
+// runStream runs print mode with --input-format stream-json: the Agent SDK
+// protocol on standard input and output, one session for every user
+// message that comes.
+func runStream(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error {
+	if f.outputFormat != "stream-json" {
+		return usagef("--input-format stream-json needs --output-format stream-json")
+	}
+	if len(args) > 0 {
+		return usagef("with --input-format stream-json the prompts come on standard input, as user messages, not as an argument")
+	}
+	opts, err := f.options(cmd)
+	if err != nil {
+		return err
+	}
+	opts.Notify = func(msg string) { fmt.Fprintf(stdio.Err, "tack: %s\n", msg) }
+	entry := stdio.Getenv("CLAUDE_CODE_ENTRYPOINT")
+	if entry == "" {
+		entry = "sdk-cli"
+	}
+	opts.Entrypoint = entry
+	code := sdkproto.Serve(cmd.Context(), sdkproto.Config{
+		In:            stdio.In,
+		Out:           stdio.Out,
+		Err:           stdio.Err,
+		Options:       opts,
+		SessionStates: truthy(stdio.Getenv("CLAUDE_CODE_SDK_READS_SESSION_STATE")),
+	})
+	if code != 0 {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+func truthy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+// ignoredFlags are Claude Code flags that the Agent SDK passes and tack
+// does not act on (yet). They are accepted, so that the SDK can drive tack,
+// and each one given is named in a warning on stderr.
+type ignoredFlags struct {
+	values map[string]*string
+}
+
+// ignoredValueFlags take a value; ignoredBoolFlags do not.
+var (
+	ignoredValueFlags = []string{"thinking", "thinking-display", "effort", "betas", "permission-prompts", "task-budget",
+		"debug-file", "project-config-root", "resume-drops-turn", "managed-settings", "plugin-dir-no-mcp", "initialize-fields"}
+	ignoredBoolFlags = []string{"await-initialize", "session-mirror", "managed-settings-in-initialize", "debug"}
+	// silentFlags change nothing tack does, so they are not warned about:
+	// tack always waits for an initialize that comes first, and reads
+	// whatever fields it carries.
+	silentFlags = []string{"await-initialize", "initialize-fields", "managed-settings-in-initialize"}
+)
+
+func (g *ignoredFlags) register(fl *pflag.FlagSet) {
+	g.values = map[string]*string{}
+	for _, name := range ignoredValueFlags {
+		g.values[name] = fl.String(name, "", "accepted for compatibility; ignored")
+		_ = fl.MarkHidden(name)
+	}
+	for _, name := range ignoredBoolFlags {
+		g.values[name] = fl.String(name, "", "accepted for compatibility; ignored")
+		fl.Lookup(name).NoOptDefVal = "true"
+		_ = fl.MarkHidden(name)
+	}
+}
+
+// warn names each ignored flag that was given.
+func (g *ignoredFlags) warn(fl *pflag.FlagSet, w io.Writer) {
+	fl.Visit(func(f *pflag.Flag) {
+		v, ok := g.values[f.Name]
+		if !ok || slices.Contains(silentFlags, f.Name) {
+			return
+		}
+		if f.Name == "thinking" && *v == "disabled" {
+			return // thinking is off unless asked for
+		}
+		fmt.Fprintf(w, "tack: ignoring --%s=%s: not supported yet\n", f.Name, *v)
+	})
+}
+
+// tolerateUnknownFlags lets print mode with stream-json input start despite
+// flags tack does not know: the Agent SDK, newer versions of it, and its
+// extraArgs pass flags tack may not have, and a session that cannot start
+// is worse than an option left out. Each one is named in a warning. In
+// every other mode an unknown flag stays an error, so that a typo on the
+// command line is caught.
+func tolerateUnknownFlags(root *cobra.Command, args []string, w io.Writer) {
+	if !streamJSONInput(args) {
+		return
+	}
+	root.FParseErrWhitelist.UnknownFlags = true
+	fl := root.Flags()
+	for _, a := range args {
+		if a == "--" {
+			return
+		}
+		switch {
+		case strings.HasPrefix(a, "--") && len(a) > 2:
+			name, _, _ := strings.Cut(a[2:], "=")
+			if fl.Lookup(name) == nil && name != "help" {
+				fmt.Fprintf(w, "tack: ignoring unknown flag %s\n", a)
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1 && a[1] != '-':
+			if fl.ShorthandLookup(a[1:2]) == nil && a[1:2] != "h" {
+				fmt.Fprintf(w, "tack: ignoring unknown flag %s\n", a)
+			}
+		}
+	}
+}
+
+// streamJSONInput reports whether args ask for stream-json input.
+func streamJSONInput(args []string) bool {
+	for i, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--input-format=stream-json" || (a == "--input-format" && i+1 < len(args) && args[i+1] == "stream-json") {
+			return true
+		}
+	}
+	return false
+}

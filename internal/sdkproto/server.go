@@ -1,0 +1,399 @@
+package sdkproto
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/tackcode/tack/agent"
+	"github.com/tackcode/tack/internal/protocol"
+)
+
+// Exit codes of Serve.
+const (
+	// ExitOK: stdin ended and every queued message ran; the last result
+	// was not an error.
+	ExitOK = 0
+	// ExitError: the session could not start, or the last result was an
+	// error other than an interruption.
+	ExitError = 1
+	// ExitSignal: ctx ended (SIGTERM, SIGINT) before stdin did.
+	ExitSignal = 143
+)
+
+// Config is what Serve runs with.
+type Config struct {
+	In  io.Reader
+	Out io.Writer
+	// Err receives warnings and errors, one line each.
+	Err io.Writer
+	// Options are the session's options from the command line; initialize
+	// adds to them (system prompt, agents, hooks…).
+	Options agent.Options
+	// SessionStates reports session_state_changed (running, requires_action,
+	// idle): the host said it reads them (CLAUDE_CODE_SDK_READS_SESSION_STATE).
+	SessionStates bool
+}
+
+// PromptToolStdio is the --permission-prompt-tool value that sends
+// permission prompts to the SDK as can_use_tool control requests.
+const PromptToolStdio = "stdio"
+
+// server is one run of Serve.
+type server struct {
+	cfg  Config
+	opts agent.Options
+	conn *conn
+
+	client      *agent.Client
+	initialized bool
+	startErr    error
+	written     chan struct{} // closed when the client's messages are all written
+
+	mu         sync.Mutex
+	lastResult *protocol.Result
+}
+
+// Serve runs a session over the protocol until stdin ends (after the
+// queued messages have run) or ctx ends, and returns the exit code.
+func Serve(ctx context.Context, cfg Config) int {
+	s := &server{cfg: cfg, opts: cfg.Options}
+	s.conn = newConn(cfg.Out, s.warn)
+	go s.conn.read(cfg.In)
+
+	for {
+		f, ok := s.conn.in.pop(ctx)
+		if !ok {
+			break
+		}
+		switch f.Type {
+		case typeControlRequest:
+			s.control(ctx, f)
+		case typeUser:
+			s.user(ctx, f)
+		case typeControlCancel:
+			// Every request from the SDK is answered at once: there is
+			// nothing in flight to cancel.
+		default:
+			s.warn("ignoring stdin line %d: unknown message type %q", f.line, f.Type)
+		}
+		if s.startErr != nil {
+			break
+		}
+	}
+	return s.finish(ctx)
+}
+
+// finish waits for the queued work, closes the session and picks the exit
+// code.
+func (s *server) finish(ctx context.Context) int {
+	if s.client != nil {
+		s.client.CloseSend()
+		<-s.written
+		_ = s.client.Close()
+	}
+	switch {
+	case s.startErr != nil:
+		return ExitError
+	case ctx.Err() != nil:
+		return ExitSignal
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.lastResult; r != nil && r.IsError && !strings.HasPrefix(r.TerminalReason, "aborted") {
+		return ExitError
+	}
+	return ExitOK
+}
+
+func (s *server) warn(format string, args ...any) {
+	fmt.Fprintf(s.cfg.Err, "tack: "+format+"\n", args...)
+}
+
+// start creates the session with the options gathered so far.
+func (s *server) start(ctx context.Context) error {
+	if s.client != nil || s.startErr != nil {
+		return s.startErr
+	}
+	opts := s.opts
+	if opts.PermissionPromptTool == PromptToolStdio {
+		opts.PermissionPromptTool = ""
+		opts.CanUseTool = s.canUseTool
+	}
+	opts.SessionStateMessages = s.cfg.SessionStates
+	if opts.Notify == nil {
+		opts.Notify = func(msg string) { s.warn("%s", msg) }
+	}
+	c, err := agent.NewClient(ctx, opts)
+	if err != nil {
+		s.startErr = err
+		s.warn("%v", err)
+		return err
+	}
+	s.client = c
+	s.written = make(chan struct{})
+	go s.forward()
+	return nil
+}
+
+// forward writes the client's messages as they come.
+func (s *server) forward() {
+	defer close(s.written)
+	for m, err := range s.client.Messages() {
+		if err != nil {
+			// The prompt could not run: it still gets its result.
+			s.warn("%v", err)
+			m = &protocol.Result{Type: "result", Subtype: protocol.ResultDuringExecution, IsError: true, Errors: []string{err.Error()},
+				SessionID: s.client.SessionID(), UUID: uuid.NewString(), ModelUsage: map[string]protocol.ModelUsage{},
+				PermissionDenials: []protocol.PermissionDenial{}}
+		}
+		if sys, ok := m.(*protocol.System); ok && sys.Subtype == agent.SubtypeSessionStateChanged {
+			// The SDK keeps these to itself.
+			sys.Fields["sdk_host_only"] = true
+		}
+		if r, ok := m.(*protocol.Result); ok {
+			s.mu.Lock()
+			s.lastResult = r
+			s.mu.Unlock()
+		}
+		if err := s.conn.write(m); err != nil {
+			s.warn("%v", err)
+			return // Messages stops the runs' output: the SDK is gone
+		}
+	}
+}
+
+// state reports a session state change outside the client's own.
+func (s *server) state(state string) {
+	if !s.cfg.SessionStates || s.client == nil {
+		return
+	}
+	m := agent.StateMessage(s.client.SessionID(), state)
+	m.Fields["sdk_host_only"] = true
+	_ = s.conn.write(m)
+}
+
+// user queues a user message.
+func (s *server) user(ctx context.Context, f inFrame) {
+	text, dropped, err := promptText(f.Message)
+	if err != nil {
+		s.warn("ignoring stdin line %d: a user message that cannot be read: %v", f.line, err)
+		return
+	}
+	if dropped > 0 {
+		s.warn("stdin line %d: %d content block(s) other than text are not supported yet and were left out", f.line, dropped)
+	}
+	if strings.TrimSpace(text) == "" {
+		s.warn("ignoring stdin line %d: a user message without text", f.line)
+		return
+	}
+	if s.start(ctx) != nil {
+		return
+	}
+	if err := s.client.SendPrompt(agent.Prompt{Text: text, ID: f.UUID}); err != nil {
+		s.warn("stdin line %d: %v", f.line, err)
+	}
+}
+
+// control answers a control request from the SDK.
+func (s *server) control(ctx context.Context, f inFrame) {
+	var req struct {
+		Subtype string `json:"subtype"`
+	}
+	if err := json.Unmarshal(f.Request, &req); err != nil || f.RequestID == "" {
+		s.warn("ignoring stdin line %d: a control_request without a request id or subtype", f.line)
+		if f.RequestID != "" {
+			_ = s.conn.fail(f.RequestID, "", errors.New("malformed control request"))
+		}
+		return
+	}
+	payload, err := s.dispatch(ctx, req.Subtype, f.Request)
+	var unsupported unsupportedError
+	switch {
+	case errors.As(err, &unsupported):
+		_ = s.conn.fail(f.RequestID, ErrorCodeUnsupported, err)
+	case err != nil:
+		_ = s.conn.fail(f.RequestID, "", err)
+	default:
+		_ = s.conn.respond(f.RequestID, payload)
+	}
+}
+
+type unsupportedError struct{ subtype string }
+
+func (e unsupportedError) Error() string {
+	return fmt.Sprintf("tack does not support the control request %q", e.subtype)
+}
+
+func (s *server) dispatch(ctx context.Context, subtype string, raw json.RawMessage) (any, error) {
+	switch subtype {
+	case "initialize":
+		return s.initialize(ctx, raw)
+	case "interrupt":
+		var req struct {
+			CancelQueued bool `json:"cancel_queued"`
+		}
+		_ = json.Unmarshal(raw, &req)
+		if s.client == nil {
+			return map[string]any{"still_queued": []string{}}, nil
+		}
+		out := map[string]any{}
+		if req.CancelQueued {
+			out["cancelled"] = s.client.CancelQueued()
+		}
+		out["still_queued"] = s.client.Interrupt()
+		return out, nil
+	case "set_model":
+		var req struct {
+			Model *string `json:"model"`
+		}
+		if err := json.Unmarshal(raw, &req); err != nil {
+			return nil, fmt.Errorf("set_model: %w", err)
+		}
+		model := ""
+		if req.Model != nil {
+			model = *req.Model
+		}
+		if s.client == nil {
+			s.opts.Model = model
+			return map[string]any{"model": model}, nil
+		}
+		return map[string]any{"model": s.client.SetModel(model)}, nil
+	case "set_permission_mode":
+		var req struct {
+			Mode string `json:"mode"`
+		}
+		if err := json.Unmarshal(raw, &req); err != nil {
+			return nil, fmt.Errorf("set_permission_mode: %w", err)
+		}
+		mode := agent.PermissionMode(req.Mode)
+		if !mode.Valid() {
+			return nil, fmt.Errorf("set_permission_mode: unknown mode %q (want default, acceptEdits, plan, bypassPermissions or dontAsk)", req.Mode)
+		}
+		if s.client == nil {
+			s.opts.PermissionMode = mode
+			return map[string]any{"mode": mode}, nil
+		}
+		if err := s.client.SetPermissionMode(mode); err != nil {
+			return nil, fmt.Errorf("set_permission_mode: %w", err)
+		}
+		_ = s.conn.write(&protocol.System{Subtype: protocol.SubtypeStatus, SessionID: s.client.SessionID(), UUID: uuid.NewString(),
+			Fields: map[string]any{"status": nil, "permissionMode": mode}})
+		return map[string]any{"mode": mode}, nil
+	case "mcp_status":
+		if err := s.start(ctx); err != nil {
+			return nil, err
+		}
+		return map[string]any{"mcpServers": s.client.MCPServers()}, nil
+	}
+	return nil, unsupportedError{subtype}
+}
+
+// initialize applies the SDK's initialize request, starts the session and
+// describes it.
+func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
+	var req initRequest
+	if s.client != nil {
+		// Again (the SDK's reinitialize), or after a user message started
+		// the session: it is described as it is; what the request would
+		// set up is not applied.
+		_ = json.Unmarshal(raw, &req)
+		s.warn("initialize after the session started: its options are not applied")
+		out := initResponse(s.client.Info(), initApplied{}, false)
+		if len(req.Hooks) > 0 {
+			out["hooks_applied"] = false
+		}
+		return out, nil
+	}
+	if s.initialized {
+		return nil, errors.New("initialize: the session failed to start")
+	}
+	s.initialized = true
+	if err := json.Unmarshal(raw, &req); err != nil {
+		s.startErr = fmt.Errorf("initialize: %w", err)
+		s.warn("%v", s.startErr)
+		return nil, s.startErr
+	}
+	applied, err := applyInit(&s.opts, req, s.hookCallback, s.warn)
+	if err != nil {
+		s.startErr = err
+		s.warn("%v", err)
+		return nil, err
+	}
+	if err := s.start(ctx); err != nil {
+		return nil, err
+	}
+	return initResponse(s.client.Info(), applied, len(req.Hooks) > 0), nil
+}
+
+// hookCallback forwards one SDK hook callback: the hook's payload goes to
+// the SDK in a hook_callback request, its answer is the hook's output.
+func (s *server) hookCallback(id string) agent.HookCallback {
+	return func(ctx context.Context, _ agent.HookInput, payload json.RawMessage) (*agent.HookOutput, error) {
+		fields := map[string]any{"callback_id": id, "input": payload}
+		var ids struct {
+			ToolUseID string `json:"tool_use_id"`
+		}
+		if json.Unmarshal(payload, &ids) == nil && ids.ToolUseID != "" {
+			fields["tool_use_id"] = ids.ToolUseID
+		}
+		raw, err := s.conn.request(ctx, "hook_callback", fields)
+		if err != nil {
+			return nil, err
+		}
+		if len(raw) == 0 {
+			return nil, nil
+		}
+		var out agent.HookOutput
+		if err := json.Unmarshal(raw, &out); err != nil {
+			return nil, fmt.Errorf("hook callback %s answered %s: %w", id, clip(raw, 200), err)
+		}
+		return &out, nil
+	}
+}
+
+// canUseTool asks the SDK about a tool call that needs approval.
+func (s *server) canUseTool(ctx context.Context, name string, input json.RawMessage, info agent.ToolPermissionContext) (agent.PermissionResult, error) {
+	// What the run said before the question goes out first.
+	if err := s.client.Flush(ctx); err != nil {
+		return agent.PermissionResult{}, err
+	}
+	fields := map[string]any{"tool_name": name, "input": input, "tool_use_id": info.ToolUseID, "permission_suggestions": []any{}}
+	if info.Reason != "" {
+		fields["decision_reason"] = info.Reason
+	}
+	s.state(agent.StateRequiresAction)
+	raw, err := s.conn.request(ctx, "can_use_tool", fields)
+	s.state(agent.StateRunning)
+	if err != nil {
+		return agent.PermissionResult{}, err
+	}
+	var answer struct {
+		Behavior     string          `json:"behavior"`
+		UpdatedInput json.RawMessage `json:"updatedInput"`
+		Message      string          `json:"message"`
+		Interrupt    bool            `json:"interrupt"`
+	}
+	if err := json.Unmarshal(raw, &answer); err != nil {
+		return agent.PermissionResult{}, fmt.Errorf("can_use_tool answer %s: %w", clip(raw, 200), err)
+	}
+	switch answer.Behavior {
+	case "allow":
+		if string(answer.UpdatedInput) == "null" {
+			answer.UpdatedInput = nil
+		}
+		return agent.PermissionResult{Allow: true, UpdatedInput: answer.UpdatedInput}, nil
+	case "deny":
+		if answer.Interrupt {
+			s.client.Interrupt()
+		}
+		return agent.PermissionResult{Message: answer.Message}, nil
+	}
+	return agent.PermissionResult{}, fmt.Errorf("can_use_tool answer has behavior %q, want allow or deny", answer.Behavior)
+}

@@ -1,0 +1,159 @@
+// Drives the tack binary with the official Claude Agent SDK's query(), for
+// the Go interop tests of the stream-json protocol (test/sdk/sdk_test.go).
+//
+//   node query.mjs <scenario> <tack binary> <cwd>
+//
+// The model behind tack is the Go test's fake Messages API (tack reads
+// ANTHROPIC_BASE_URL from the environment). Prints one JSON object:
+//   {"messages": [every SDKMessage query() yielded],
+//    "permissionCalls": [{toolName, input, toolUseID}],
+//    "hookCalls": [{callbackInput, toolUseID}],
+//    "described": {models, agents, commands, account} from the Query's
+//                 supported*() and accountInfo() (allow scenario),
+//    "error": "message of an exception, if query() threw"}
+//
+// Scenarios:
+//   allow      a string prompt and an SDK agent; canUseTool allows every
+//              call; the session is described through the initialize answer
+//   deny-hook  a string prompt; a PreToolUse hook on Bash records its input,
+//              canUseTool denies every call
+//   two-turns  streaming input: two user messages in one session
+//   interrupt  streaming input: interrupt() once the model asked for a
+//              (long) Bash call, then setModel("haiku") and a second message
+//   resume     two queries: the second resumes the first's session by id
+//   max-turns  maxTurns: 1 and a model that keeps calling tools
+//   partial    includePartialMessages: stream_event messages
+//   structured outputFormat json_schema: structured_output in the result
+import { query } from "@anthropic-ai/claude-agent-sdk";
+
+const [scenario, bin, cwd] = process.argv.slice(2);
+if (!scenario || !bin || !cwd) {
+  console.error("usage: node query.mjs <scenario> <tack binary> <cwd>");
+  process.exit(2);
+}
+
+const permissionCalls = [];
+const hookCalls = [];
+const stderr = [];
+
+const base = {
+  pathToClaudeCodeExecutable: bin,
+  cwd,
+  stderr: (line) => stderr.push(line),
+};
+
+function userMessage(text) {
+  return { type: "user", session_id: "", parent_tool_use_id: null, message: { role: "user", content: text } };
+}
+
+function options() {
+  switch (scenario) {
+    case "allow":
+      return {
+        ...base,
+        agents: { reviewer: { description: "Reviews changes", prompt: "You review changes." } },
+        canUseTool: async (toolName, input, { toolUseID }) => {
+          permissionCalls.push({ toolName, input, toolUseID });
+          return { behavior: "allow", updatedInput: input };
+        },
+      };
+    case "deny-hook":
+      return {
+        ...base,
+        canUseTool: async (toolName, input, { toolUseID }) => {
+          permissionCalls.push({ toolName, input, toolUseID });
+          return { behavior: "deny", message: "the test denies " + toolName };
+        },
+        hooks: {
+          PreToolUse: [{
+            matcher: "Bash",
+            hooks: [async (callbackInput, toolUseID) => {
+              hookCalls.push({ callbackInput, toolUseID });
+              return {};
+            }],
+          }],
+        },
+      };
+    case "two-turns":
+      return base;
+    case "interrupt":
+      return { ...base, allowedTools: ["Bash"] };
+    case "resume":
+      return base;
+    case "max-turns":
+      return { ...base, maxTurns: 1 };
+    case "partial":
+      return { ...base, includePartialMessages: true };
+    case "structured":
+      return {
+        ...base,
+        outputFormat: {
+          type: "json_schema",
+          schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+        },
+      };
+    default:
+      console.error("unknown scenario " + scenario);
+      process.exit(2);
+  }
+}
+
+// firstResult resolves when the first result arrives (interrupt scenario).
+let resolveFirst;
+const firstResult = new Promise((r) => { resolveFirst = r; });
+let q;
+
+function prompt() {
+  switch (scenario) {
+    case "two-turns":
+      return (async function* () {
+        yield userMessage("first question");
+        yield userMessage("second question");
+      })();
+    case "interrupt":
+      return (async function* () {
+        yield userMessage("wait a minute");
+        await firstResult;
+        await q.setModel("haiku");
+        yield userMessage("are you there?");
+      })();
+    default:
+      return "create the file";
+  }
+}
+
+const messages = [];
+let error;
+let interrupted = false;
+let described;
+try {
+  q = query({ prompt: prompt(), options: options() });
+  for await (const m of q) {
+    messages.push(m);
+    if (scenario === "allow" && !described) {
+      described = {
+        models: await q.supportedModels(),
+        agents: await q.supportedAgents(),
+        commands: await q.supportedCommands(),
+        account: await q.accountInfo(),
+      };
+    }
+    if (scenario === "interrupt" && !interrupted && m.type === "assistant" &&
+        m.message.content.some((b) => b.type === "tool_use")) {
+      interrupted = true;
+      await q.interrupt();
+    }
+    if (m.type === "result") {
+      resolveFirst();
+    }
+  }
+  if (scenario === "resume") {
+    const first = messages.find((m) => m.type === "result");
+    for await (const m of query({ prompt: "what did I say?", options: { ...base, resume: first.session_id } })) {
+      messages.push(m);
+    }
+  }
+} catch (e) {
+  error = String(e && e.message ? e.message : e);
+}
+process.stdout.write(JSON.stringify({ messages, permissionCalls, hookCalls, described, error, stderr }) + "\n");

@@ -1,0 +1,344 @@
+// Package sdk holds the interop tests in which the official Claude Agent SDK
+// (@anthropic-ai/claude-agent-sdk, installed in node_modules by
+// scripts/test) drives the tack binary over the stream-json protocol,
+// against the scripted fake Messages API.
+package sdk
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/llm/llmtest"
+)
+
+// tackBin is the tack binary built for the tests.
+var tackBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "tack-sdk-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	tackBin = filepath.Join(dir, "tack")
+	build := exec.Command("go", "build", "-o", tackBin, "github.com/tackcode/tack/cmd/tack")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build tack:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// queryOutput is what query.mjs prints.
+type queryOutput struct {
+	Messages        []map[string]any `json:"messages"`
+	PermissionCalls []struct {
+		ToolName  string         `json:"toolName"`
+		Input     map[string]any `json:"input"`
+		ToolUseID string         `json:"toolUseID"`
+	} `json:"permissionCalls"`
+	HookCalls []struct {
+		CallbackInput map[string]any `json:"callbackInput"`
+		ToolUseID     string         `json:"toolUseID"`
+	} `json:"hookCalls"`
+	Described struct {
+		Models   []map[string]any `json:"models"`
+		Agents   []map[string]any `json:"agents"`
+		Commands []map[string]any `json:"commands"`
+		Account  map[string]any   `json:"account"`
+	} `json:"described"`
+	Error  string   `json:"error"`
+	Stderr []string `json:"stderr"`
+}
+
+func (o queryOutput) results() []map[string]any {
+	var out []map[string]any
+	for _, m := range o.Messages {
+		if m["type"] == "result" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// runQuery runs query.mjs's scenario with tack against srv, in a fresh
+// working directory, and returns what the SDK yielded.
+func runQuery(t *testing.T, srv *llmtest.Server, scenario string) (queryOutput, string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the Agent SDK interop tests need it (scripts/test installs the rest)")
+	}
+	sdkDir, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(sdkDir, "node_modules", "@anthropic-ai", "claude-agent-sdk", "package.json")); err != nil {
+		t.Fatal("test/sdk/node_modules is missing: run scripts/test (it runs `npm ci --omit=optional` in test/sdk)")
+	}
+	cwd, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	cmd := exec.Command(node, filepath.Join(sdkDir, "query.mjs"), scenario, tackBin, cwd)
+	cmd.Dir = sdkDir
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + home,
+		"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
+		"ANTHROPIC_API_KEY=test",
+		"ANTHROPIC_BASE_URL=" + srv.URL(),
+		"SHELL=/bin/bash",
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("query.mjs %s: %v\n%s", scenario, err, stderr.String())
+	}
+	var out queryOutput
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("query.mjs output: %v\n%s", err, stdout.String())
+	}
+	if out.Error != "" && scenario != "max-turns" {
+		t.Fatalf("query() threw: %s\ntack's stderr: %s", out.Error, strings.Join(out.Stderr, ""))
+	}
+	t.Logf("tack's stderr: %s", strings.Join(out.Stderr, ""))
+	return out, cwd
+}
+
+func TestSDKQueryRunsToolWithCanUseTool(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.Text("Creating it."), llmtest.ToolUse("Bash", map[string]any{"command": "echo made > made-by-sdk.txt"})),
+		llmtest.Reply(llmtest.Text("The file is there.")))
+	out, cwd := runQuery(t, srv, "allow")
+	if len(out.PermissionCalls) != 1 || out.PermissionCalls[0].ToolName != "Bash" ||
+		out.PermissionCalls[0].Input["command"] != "echo made > made-by-sdk.txt" || out.PermissionCalls[0].ToolUseID == "" {
+		t.Fatalf("canUseTool calls %+v", out.PermissionCalls)
+	}
+	data, err := os.ReadFile(filepath.Join(cwd, "made-by-sdk.txt"))
+	if err != nil || string(data) != "made\n" {
+		t.Fatalf("the allowed command did not run: %q %v", data, err)
+	}
+	res := out.results()
+	if len(res) != 1 || res[0]["subtype"] != "success" || res[0]["result"] != "The file is there." || res[0]["num_turns"] != 2.0 {
+		t.Fatalf("results %v", res)
+	}
+	if out.Messages[0]["type"] != "system" || out.Messages[0]["subtype"] != "init" {
+		t.Errorf("first message %v", out.Messages[0])
+	}
+	for _, m := range out.Messages {
+		if m["subtype"] == "session_state_changed" {
+			t.Errorf("a host-only state change reached the app: %v", m)
+		}
+	}
+	// The initialize answer, as the SDK's accessors read it.
+	d := out.Described
+	var agents []string
+	for _, a := range d.Agents {
+		agents = append(agents, fmt.Sprint(a["name"]))
+	}
+	if !slices.Contains(agents, "reviewer") || len(d.Models) == 0 || d.Models[0]["value"] == nil || d.Commands == nil ||
+		d.Account["apiKeySource"] != "ANTHROPIC_API_KEY" {
+		t.Errorf("described %+v", d)
+	}
+	// The model saw the command's output as the tool result.
+	r := srv.Requests()[1].ToolResults()
+	if len(r) != 1 || r[0].IsError || r[0].ToolUseID != out.PermissionCalls[0].ToolUseID {
+		t.Errorf("tool result %+v", r)
+	}
+}
+
+func TestSDKQueryHookAndDeniedCall(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "rm -rf build"})),
+		llmtest.Reply(llmtest.Text("I was not allowed.")))
+	out, _ := runQuery(t, srv, "deny-hook")
+	if len(out.HookCalls) != 1 || out.HookCalls[0].CallbackInput["hook_event_name"] != "PreToolUse" ||
+		out.HookCalls[0].CallbackInput["tool_name"] != "Bash" || out.HookCalls[0].ToolUseID == "" {
+		t.Fatalf("hook calls %+v", out.HookCalls)
+	}
+	if len(out.PermissionCalls) != 1 || out.PermissionCalls[0].ToolUseID != out.HookCalls[0].ToolUseID {
+		t.Fatalf("canUseTool calls %+v", out.PermissionCalls)
+	}
+	res := out.results()
+	if len(res) != 1 || res[0]["result"] != "I was not allowed." {
+		t.Fatalf("results %v", res)
+	}
+	if d, _ := res[0]["permission_denials"].([]any); len(d) != 1 {
+		t.Errorf("permission_denials %v", res[0]["permission_denials"])
+	}
+	r := srv.Requests()[1].ToolResults()[0]
+	if !r.IsError || !strings.Contains(llm.TextOf(r.Content), "the test denies Bash") {
+		t.Errorf("tool result %+v", r)
+	}
+}
+
+func TestSDKStreamingInputTwoTurns(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("one")), llmtest.Reply(llmtest.Text("two")))
+	out, _ := runQuery(t, srv, "two-turns")
+	res := out.results()
+	if len(res) != 2 || res[0]["result"] != "one" || res[1]["result"] != "two" || res[0]["session_id"] != res[1]["session_id"] {
+		t.Fatalf("results %v", res)
+	}
+	var texts []string
+	for _, m := range srv.Requests()[1].Messages {
+		texts = append(texts, llm.TextOf(m.Content))
+	}
+	if got := strings.Join(texts, "|"); !strings.HasSuffix(got, "first question|one|second question") {
+		t.Errorf("second request %q", got)
+	}
+}
+
+func TestSDKInterruptStopsBashAndSessionGoesOn(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "sleep 120"})),
+		llmtest.Reply(llmtest.Text("still here")))
+	out, _ := runQuery(t, srv, "interrupt")
+	res := out.results()
+	if len(res) != 2 {
+		t.Fatalf("results %v", res)
+	}
+	if res[0]["subtype"] != "error_during_execution" || res[0]["is_error"] != true {
+		t.Errorf("interrupted result %v", res[0])
+	}
+	if res[1]["subtype"] != "success" || res[1]["result"] != "still here" || res[1]["session_id"] != res[0]["session_id"] {
+		t.Errorf("result after the interrupt %v", res[1])
+	}
+	reqs := srv.Requests()
+	if reqs[1].Model != "claude-haiku-4-5" {
+		t.Errorf("setModel: the next request used %s", reqs[1].Model)
+	}
+	var texts []string
+	for _, m := range reqs[1].Messages {
+		texts = append(texts, llm.TextOf(m.Content))
+	}
+	if got := strings.Join(texts, "|"); !strings.Contains(got, "[Request interrupted by user for tool use]") || !strings.HasSuffix(got, "are you there?") {
+		t.Errorf("the request after the interrupt: %q", got)
+	}
+}
+
+// TestSIGTERMEndsTheTurnAndExits sends SIGTERM to tack mid-turn, as the SDK
+// does when a host closes a query that does not end: the running Bash is
+// stopped, the turn's result is written, and tack exits with 143.
+func TestSIGTERMEndsTheTurnAndExits(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "sleep 120"})))
+	home := t.TempDir()
+	cmd := exec.Command(tackBin, "--output-format", "stream-json", "--verbose", "--input-format", "stream-json", "--allowedTools=Bash")
+	cmd.Dir = t.TempDir()
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
+		"ANTHROPIC_API_KEY=test", "ANTHROPIC_BASE_URL=" + srv.URL(), "SHELL=/bin/bash"}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	fmt.Fprintln(stdin, `{"type":"user","session_id":"","parent_tool_use_id":null,"message":{"role":"user","content":"wait"}}`)
+	dec := json.NewDecoder(stdout)
+	var last map[string]any
+	signalled := false
+	for {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			break
+		}
+		last = m
+		if !signalled && m["type"] == "assistant" {
+			signalled = true
+			cmd.Process.Signal(syscall.SIGTERM)
+		}
+	}
+	err = cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 143 {
+		t.Fatalf("exit: %v, want code 143\n%s", err, stderr.String())
+	}
+	if last["type"] != "result" || last["subtype"] != "error_during_execution" {
+		t.Errorf("last line %v", last)
+	}
+}
+
+func TestSDKResumeBySessionID(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("noted")), llmtest.Reply(llmtest.Text("you said: create the file")))
+	out, _ := runQuery(t, srv, "resume")
+	res := out.results()
+	if len(res) != 2 || res[1]["result"] != "you said: create the file" || res[0]["session_id"] != res[1]["session_id"] {
+		t.Fatalf("results %v", res)
+	}
+	var texts []string
+	for _, m := range srv.Requests()[1].Messages {
+		texts = append(texts, llm.TextOf(m.Content))
+	}
+	if got := strings.Join(texts, "|"); !strings.HasSuffix(got, "create the file|noted|what did I say?") {
+		t.Errorf("the resumed request %q", got)
+	}
+}
+
+func TestSDKMaxTurnsIsAnErrorResult(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.ToolUse("Read", map[string]any{"file_path": "/etc/hostname"})))
+	out, _ := runQuery(t, srv, "max-turns")
+	res := out.results()
+	if len(res) != 1 || res[0]["subtype"] != "error_max_turns" || res[0]["is_error"] != true {
+		t.Fatalf("results %v", res)
+	}
+	// As with Claude Code: the result is yielded, then query() throws with
+	// its errors.
+	if !strings.Contains(out.Error, "Reached maximum number of turns (1)") {
+		t.Errorf("query() error %q", out.Error)
+	}
+}
+
+func TestSDKPartialMessages(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("a streamed answer")))
+	out, _ := runQuery(t, srv, "partial")
+	var events []string
+	for _, m := range out.Messages {
+		if m["type"] == "stream_event" {
+			events = append(events, fmt.Sprint(m["event"].(map[string]any)["type"]))
+		}
+	}
+	if len(events) == 0 || events[0] != "message_start" || !slices.Contains(events, "content_block_delta") || events[len(events)-1] != "message_stop" {
+		t.Errorf("stream events %v", events)
+	}
+	if res := out.results(); len(res) != 1 || res[0]["result"] != "a streamed answer" {
+		t.Errorf("results %v", res)
+	}
+}
+
+func TestSDKStructuredOutput(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.ToolUse("StructuredOutput", map[string]any{"city": "Lyon"})),
+		llmtest.Reply(llmtest.Text("done")))
+	out, _ := runQuery(t, srv, "structured")
+	res := out.results()
+	if len(res) != 1 {
+		t.Fatalf("results %v", res)
+	}
+	if got, _ := json.Marshal(res[0]["structured_output"]); string(got) != `{"city":"Lyon"}` {
+		t.Errorf("structured_output %s in %v", got, res[0])
+	}
+	if !slices.Contains(srv.Requests()[0].ToolNames(), "StructuredOutput") {
+		t.Errorf("the model was not offered StructuredOutput: %v", srv.Requests()[0].ToolNames())
+	}
+}
