@@ -44,10 +44,19 @@ type MCPSDKServer struct {
 	Server *sdk.Server
 }
 
-func (MCPStdioServer) mcpServer() {}
-func (MCPHTTPServer) mcpServer()  {}
-func (MCPSSEServer) mcpServer()   {}
-func (MCPSDKServer) mcpServer()   {}
+// MCPTransportServer is a server reached through a transport the program
+// provides: Dial returns a new connection's client transport each time
+// tack connects (ctx lives as long as the connection may). This is how an
+// SDK host's in-process servers are reached over its control channel.
+type MCPTransportServer struct {
+	Dial func(ctx context.Context) (sdk.Transport, error)
+}
+
+func (MCPTransportServer) mcpServer() {}
+func (MCPStdioServer) mcpServer()     {}
+func (MCPHTTPServer) mcpServer()      {}
+func (MCPSSEServer) mcpServer()       {}
+func (MCPSDKServer) mcpServer()       {}
 
 // SDKTool is a tool written in Go, for NewSDKServer.
 type SDKTool struct {
@@ -106,7 +115,7 @@ func mcpConfigJSON(servers map[string]MCPServerConfig) (string, error) {
 				Type string `json:"type"`
 				MCPSSEServer
 			}{"sse", srv}
-		case MCPSDKServer:
+		case MCPSDKServer, MCPTransportServer:
 		case nil:
 			return "", fmt.Errorf("MCP server %q: no configuration", name)
 		default:
@@ -125,6 +134,13 @@ func mcpConfigJSON(servers map[string]MCPServerConfig) (string, error) {
 func sdkServerConfigs(servers map[string]MCPServerConfig) ([]mcp.ServerConfig, error) {
 	var out []mcp.ServerConfig
 	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		if t, ok := servers[name].(MCPTransportServer); ok {
+			if t.Dial == nil {
+				return nil, fmt.Errorf("MCP server %q: MCPTransportServer without Dial", name)
+			}
+			out = append(out, mcp.ServerConfig{Name: name, Type: mcp.TypeSDK, Scope: "sdk", Dial: t.Dial})
+			continue
+		}
 		srv, ok := servers[name].(MCPSDKServer)
 		if !ok {
 			continue

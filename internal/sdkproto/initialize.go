@@ -3,6 +3,7 @@ package sdkproto
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -30,6 +31,7 @@ type initRequest struct {
 	DisallowedTools    []string                 `json:"disallowedTools"`
 	MCPServers         json.RawMessage          `json:"mcpServers"`
 	SDKMCPServers      []string                 `json:"sdkMcpServers"`
+	SDKMCPManifests    map[string]manifest      `json:"sdkMcpServerManifests"`
 	ManagedSettings    json.RawMessage          `json:"managedSettings"`
 	Plugins            json.RawMessage          `json:"plugins"`
 }
@@ -62,7 +64,10 @@ type initApplied struct {
 
 // applyInit adds what an initialize request carries to opts. hookFor makes
 // the callback that forwards one hook callback id to the SDK.
-func applyInit(opts *agent.Options, req initRequest, hookFor func(id string) agent.HookCallback, warn func(string, ...any)) (initApplied, error) {
+// sdkServer makes the configuration of one of the SDK's in-process MCP
+// servers (m is its manifest, nil when the SDK sent none).
+func applyInit(opts *agent.Options, req initRequest, hookFor func(id string) agent.HookCallback,
+	sdkServer func(name string, m *manifest) agent.MCPServerConfig, warn func(string, ...any)) (initApplied, error) {
 	var applied initApplied
 	if len(req.SystemPrompt) > 0 && string(req.SystemPrompt) != "null" {
 		prompt, err := systemPrompt(req.SystemPrompt)
@@ -163,7 +168,18 @@ func applyInit(opts *agent.Options, req initRequest, hookFor func(id string) age
 		applied.plugins = true
 	}
 	if len(req.SDKMCPServers) > 0 {
-		warn("in-process SDK MCP servers (%s) are not supported yet; their tools are not offered", strings.Join(req.SDKMCPServers, ", "))
+		servers := maps.Clone(opts.MCPServers)
+		if servers == nil {
+			servers = map[string]agent.MCPServerConfig{}
+		}
+		for _, name := range req.SDKMCPServers {
+			var m *manifest
+			if mf, ok := req.SDKMCPManifests[name]; ok {
+				m = &mf
+			}
+			servers[name] = sdkServer(name, m)
+		}
+		opts.MCPServers = servers
 	}
 	if present(req.JSONSchema) && len(opts.JSONSchema) == 0 {
 		opts.JSONSchema = req.JSONSchema

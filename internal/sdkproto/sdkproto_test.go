@@ -48,11 +48,17 @@ func TestApplyInit(t *testing.T) {
 	  "agents":{"rev":{"description":"d","prompt":"p","tools":["Read"],"model":"haiku"}},
 	  "hooks":{"PreToolUse":[{"matcher":"Bash","hookCallbackIds":["hook_0","hook_1"],"timeout":5},{"matcher":"Bash(","hookCallbackIds":["hook_2"]}],
 	           "Stop":[{"hookCallbackIds":["hook_3"]}]},
-	  "disallowedTools":["Edit"], "settings":{"model":"haiku"}, "mcpServers":{"s":{"command":"x"}}, "sdkMcpServers":["inproc"]}`
+	  "disallowedTools":["Edit"], "settings":{"model":"haiku"}, "mcpServers":{"s":{"command":"x"}}, "sdkMcpServers":["inproc", "bare"],
+	  "sdkMcpServerManifests":{"inproc":{"initializeResult":{"protocolVersion":"2025-11-25"},"toolsListResult":{"tools":[]}}}}`
 	if err := json.Unmarshal([]byte(raw), &req); err != nil {
 		t.Fatal(err)
 	}
-	applied, err := applyInit(&opts, req, hookFor, warn)
+	manifests := map[string]*manifest{}
+	sdkServer := func(name string, m *manifest) agent.MCPServerConfig {
+		manifests[name] = m
+		return agent.MCPTransportServer{}
+	}
+	applied, err := applyInit(&opts, req, hookFor, sdkServer, warn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +85,12 @@ func TestApplyInit(t *testing.T) {
 	if !applied.settings || !applied.disallowedTools || !applied.mcpServers || applied.managedSettings {
 		t.Errorf("applied %+v", applied)
 	}
+	if _, ok := opts.MCPServers["inproc"].(agent.MCPTransportServer); !ok || len(opts.MCPServers) != 2 ||
+		manifests["inproc"] == nil || string(manifests["inproc"].ToolsListResult) != `{"tools":[]}` || manifests["bare"] != nil {
+		t.Errorf("SDK MCP servers %v, manifests %v", opts.MCPServers, manifests)
+	}
 	all := strings.Join(warnings, "\n")
-	if !strings.Contains(all, "Bash(") || !strings.Contains(all, "inproc") {
+	if !strings.Contains(all, "Bash(") {
 		t.Errorf("warnings %q", all)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/google/uuid"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/protocol"
@@ -51,6 +52,7 @@ type server struct {
 	opts agent.Options
 	conn *conn
 
+	sdk         *sdkServers // the SDK's in-process MCP servers
 	client      *agent.Client
 	initialized bool
 	startErr    error
@@ -65,6 +67,7 @@ type server struct {
 func Serve(ctx context.Context, cfg Config) int {
 	s := &server{cfg: cfg, opts: cfg.Options}
 	s.conn = newConn(cfg.Out, s.warn)
+	s.sdk = newSDKServers(s.conn)
 	go s.conn.read(cfg.In)
 
 	for {
@@ -286,6 +289,19 @@ func (s *server) dispatch(ctx context.Context, subtype string, raw json.RawMessa
 		_ = s.conn.write(&protocol.System{Subtype: protocol.SubtypeStatus, SessionID: s.client.SessionID(), UUID: uuid.NewString(),
 			Fields: map[string]any{"status": nil, "permissionMode": mode}})
 		return map[string]any{"mode": mode}, nil
+	case "mcp_message":
+		// A message an in-process server sends on its own.
+		var req struct {
+			ServerName string          `json:"server_name"`
+			Message    json.RawMessage `json:"message"`
+		}
+		if err := json.Unmarshal(raw, &req); err != nil {
+			return nil, fmt.Errorf("mcp_message: %w", err)
+		}
+		if err := s.sdk.deliver(req.ServerName, req.Message); err != nil {
+			return nil, fmt.Errorf("mcp_message: %w", err)
+		}
+		return map[string]any{"mcp_response": map[string]any{"jsonrpc": "2.0", "result": map[string]any{}, "id": 0}}, nil
 	case "mcp_status":
 		if err := s.start(ctx); err != nil {
 			return nil, err
@@ -320,7 +336,9 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		s.warn("%v", s.startErr)
 		return nil, s.startErr
 	}
-	applied, err := applyInit(&s.opts, req, s.hookCallback, s.warn)
+	applied, err := applyInit(&s.opts, req, s.hookCallback, func(name string, m *manifest) agent.MCPServerConfig {
+		return agent.MCPTransportServer{Dial: func(context.Context) (sdk.Transport, error) { return s.sdk.transport(name, m), nil }}
+	}, s.warn)
 	if err != nil {
 		s.startErr = err
 		s.warn("%v", err)

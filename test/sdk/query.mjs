@@ -24,7 +24,12 @@
 //   max-turns  maxTurns: 1 and a model that keeps calling tools
 //   partial    includePartialMessages: stream_event messages
 //   structured outputFormat json_schema: structured_output in the result
-import { query } from "@anthropic-ai/claude-agent-sdk";
+//   sdk-mcp    an in-process MCP server (createSdkMcpServer + tool()) whose
+//              manifest the SDK sends with initialize
+//   sdk-mcp-handshake  the same, without manifests: the MCP handshake runs
+//              over mcp_message
+import { query, createSdkMcpServer, tool } from "@anthropic-ai/claude-agent-sdk";
+import { z } from "zod";
 
 const [scenario, bin, cwd] = process.argv.slice(2);
 if (!scenario || !bin || !cwd) {
@@ -84,6 +89,16 @@ function options() {
       return { ...base, maxTurns: 1 };
     case "partial":
       return { ...base, includePartialMessages: true };
+    case "sdk-mcp":
+    case "sdk-mcp-handshake": {
+      const add = tool("add", "Adds two numbers", { a: z.number(), b: z.number() },
+        async ({ a, b }) => ({ content: [{ type: "text", text: `the sum is ${a + b}` }] }));
+      return {
+        ...base,
+        mcpServers: { calc: createSdkMcpServer({ name: "calc", version: "1.0.0", tools: [add] }) },
+        allowedTools: ["mcp__calc__add"],
+      };
+    }
     case "structured":
       return {
         ...base,
@@ -120,6 +135,10 @@ function prompt() {
     default:
       return "create the file";
   }
+}
+
+if (scenario === "sdk-mcp-handshake") {
+  process.env.CLAUDE_AGENT_SDK_DISABLE_MCP_MANIFESTS = "1";
 }
 
 const messages = [];

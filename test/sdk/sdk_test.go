@@ -342,3 +342,32 @@ func TestSDKStructuredOutput(t *testing.T) {
 		t.Errorf("the model was not offered StructuredOutput: %v", srv.Requests()[0].ToolNames())
 	}
 }
+
+// TestSDKInProcessMCPServer runs a tool of an in-process SDK MCP server
+// (createSdkMcpServer), with the manifest the SDK sends in initialize and
+// with the MCP handshake run over mcp_message.
+func TestSDKInProcessMCPServer(t *testing.T) {
+	for _, scenario := range []string{"sdk-mcp", "sdk-mcp-handshake"} {
+		t.Run(scenario, func(t *testing.T) {
+			srv := llmtest.New(t,
+				llmtest.Reply(llmtest.ToolUse("mcp__calc__add", map[string]any{"a": 2, "b": 3})),
+				llmtest.Reply(llmtest.Text("2 + 3 = 5")))
+			out, _ := runQuery(t, srv, scenario)
+			reqs := srv.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d requests", len(reqs))
+			}
+			if !slices.Contains(reqs[0].ToolNames(), "mcp__calc__add") {
+				t.Fatalf("the SDK server's tool was not offered: %v", reqs[0].ToolNames())
+			}
+			if res := reqs[1].ToolResults(); len(res) != 1 || res[0].IsError || llm.TextOf(res[0].Content) != "the sum is 5" {
+				t.Errorf("tool result %+v", res)
+			}
+			init := out.Messages[0]
+			servers, _ := init["mcp_servers"].([]any)
+			if len(servers) != 1 || servers[0].(map[string]any)["name"] != "calc" || servers[0].(map[string]any)["status"] != "connected" {
+				t.Errorf("mcp_servers %v", init["mcp_servers"])
+			}
+		})
+	}
+}
