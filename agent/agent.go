@@ -19,6 +19,8 @@ import (
 	"iter"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/protocol"
 )
@@ -57,14 +59,15 @@ func Query(ctx context.Context, prompt string, opts Options) iter.Seq2[Message, 
 		out := newOutbox()
 		go func() {
 			defer out.close()
-			s.runPrompt(ctx, prompt, out)
+			s.runPrompt(ctx, prompt, "", out)
 		}()
 		out.deliver(yield, cancel)
 	}
 }
 
 // runPrompt runs one prompt of a session, sending what it produces to out.
-func (s *agentSession) runPrompt(ctx context.Context, prompt string, out *outbox) {
+// id is the uuid its user message is recorded under ("" for a new one).
+func (s *agentSession) runPrompt(ctx context.Context, prompt, id string, out *outbox) {
 	s.setOutbox(out)
 	defer s.setOutbox(nil)
 	s.prepareMCP(ctx)
@@ -91,7 +94,13 @@ func (s *agentSession) runPrompt(ctx context.Context, prompt string, out *outbox
 	if instructions, ok := compactCommand(prompt); ok {
 		s.engine.Compact(ctx, instructions, out.emit)
 	} else {
-		s.run(ctx, content, out.emit)
+		if id == "" {
+			id = uuid.NewString()
+		}
+		if s.checkpoints != nil {
+			s.checkpoints.begin(id)
+		}
+		s.run(ctx, id, content, out.emit)
 	}
 	// The record keeps the session's model, not a skill's.
 	s.restoreModel()

@@ -162,6 +162,17 @@ func (c *Client) SetModel(model string) string { return c.s.setModel(model) }
 // now on, the running prompt's included.
 func (c *Client) SetPermissionMode(mode PermissionMode) error { return c.s.setPermissionMode(mode) }
 
+// RewindFiles puts the files that Edit, Write and NotebookEdit changed
+// back as they were before the prompt whose user message is messageID
+// (Prompt.ID, or the uuid in the transcript); dryRun only reports what
+// would change. It needs Options.FileCheckpointing.
+func (c *Client) RewindFiles(messageID string, dryRun bool) RewindResult {
+	if c.s.checkpoints == nil {
+		return RewindResult{Error: "file checkpointing is not enabled (Options.FileCheckpointing, or enableFileCheckpointing in the Agent SDK)"}
+	}
+	return c.s.checkpoints.rewind(messageID, dryRun)
+}
+
 // Messages yields the messages of every run, in order, until the queue is
 // done after CloseSend, or Close. An error is a run that could not start
 // (its prompt got no result); the following runs go on. Breaking out of the
@@ -175,11 +186,40 @@ func (c *Client) Messages() iter.Seq2[Message, error] {
 			}
 			if !yield(it.m, it.err) {
 				c.stop()
-				for it := range c.out.ch {
-					if b, ok := it.m.(barrier); ok {
-						close(b)
+				// The rest is dropped without holding the caller up.
+				go func() {
+					for it := range c.out.ch {
+						if b, ok := it.m.(barrier); ok {
+							close(b)
+						}
 					}
-				}
+				}()
+				return
+			}
+		}
+	}
+}
+
+// ReceiveResponse yields the messages of one prompt, up to and including
+// its result, then returns; the next call yields the next prompt's. It is
+// the turn-by-turn alternative to Messages (not to be mixed with it):
+//
+//	c.Send("Read main.go")
+//	for msg, err := range c.ReceiveResponse() { … }
+//	c.Send("Now add a test for it")
+//	for msg, err := range c.ReceiveResponse() { … }
+//
+// Breaking out early leaves the rest of the prompt's messages for the next
+// call. It returns at once when the session has ended.
+func (c *Client) ReceiveResponse() iter.Seq2[Message, error] {
+	return func(yield func(Message, error) bool) {
+		for it := range c.out.ch {
+			if b, ok := it.m.(barrier); ok {
+				close(b)
+				continue
+			}
+			_, last := it.m.(*ResultMessage)
+			if !yield(it.m, it.err) || last || it.err != nil {
 				return
 			}
 		}
@@ -254,7 +294,7 @@ func (c *Client) work() {
 			c.state(StateRunning)
 			idle = false
 		}
-		c.s.runPrompt(ctx, p.Text, c.out)
+		c.s.runPrompt(ctx, p.Text, p.ID, c.out)
 		c.mu.Lock()
 		c.runCancel()
 		c.runCancel = nil

@@ -127,6 +127,10 @@ type Options struct {
 	// session and restored on resume.
 	MCPConfig       []string
 	StrictMCPConfig bool
+	// FileCheckpointing keeps each file an Edit, Write or NotebookEdit is
+	// about to change, so that Client.RewindFiles can put the files back
+	// as they were before a given prompt.
+	FileCheckpointing bool
 	// MCPServers are more MCP servers by name: processes, remote servers,
 	// and servers running in this program (MCPSDKServer, e.g. from
 	// NewSDKServer). They load like --mcp-config's, and are not recorded

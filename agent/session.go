@@ -77,6 +77,9 @@ type agentSession struct {
 	// runs its skills and commands (nil when there are none).
 	ext    *extension.Set
 	skills *skill.Runtime
+	// checkpoints keep files before the prompts change them; nil without
+	// file checkpointing.
+	checkpoints *checkpoints
 	// agentMCP are the servers the main-thread agent defines inline.
 	agentMCP []*mcpconfig.Server
 	// turnSeq is the skill invocation count when the running prompt began:
@@ -276,6 +279,12 @@ func newSession(opts Options) (*agentSession, error) {
 			tools = append(tools, skilltool.New(skilltool.Options{Runtime: skills, Forker: sa}))
 		}
 	}
+	// File checkpoints, for RewindFiles.
+	var cps *checkpoints
+	if opts.FileCheckpointing || truthy(getenv("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING")) {
+		cps = &checkpoints{}
+		tools = withCheckpoints(tools, cps)
+	}
 	registry := tool.NewRegistry(tools...)
 	approvers := tool.NewRegistry(all...)
 	if name := opts.PermissionPromptTool; name != "" && opts.CanUseTool == nil && !strings.HasPrefix(name, "mcp__") {
@@ -303,7 +312,7 @@ func newSession(opts Options) (*agentSession, error) {
 
 	s := &agentSession{opts: opts, cwd: cwd, apiKeySource: apiKeySource, registry: registry, approvers: approvers,
 		env: env, settings: settings, checker: checker, getenv: getenv, procEnv: procEnv, rules: rules,
-		ext: ext, skills: skills, subagents: sa}
+		ext: ext, skills: skills, subagents: sa, checkpoints: cps}
 	sa.s = s
 	env.Subagents = sa
 	loaded = s.skillLoaded

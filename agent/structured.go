@@ -19,9 +19,9 @@ const maxStructuredRetries = 5
 // (Options.JSONSchema), a run that ends without it is followed by a
 // reminder, up to maxStructuredRetries times, and the one result message
 // emitted carries the value (or says it never came).
-func (s *agentSession) run(ctx context.Context, content []llm.Block, emit engine.Emit) {
+func (s *agentSession) run(ctx context.Context, id string, content []llm.Block, emit engine.Emit) {
 	if len(s.opts.JSONSchema) == 0 {
-		s.engine.Run(ctx, content, emit)
+		s.engine.RunAs(ctx, id, content, emit)
 		return
 	}
 	s.setStructured(nil)
@@ -33,7 +33,7 @@ func (s *agentSession) run(ctx context.Context, content []llm.Block, emit engine
 		}
 		emit(m)
 	}
-	s.engine.Run(ctx, content, hold)
+	s.engine.RunAs(ctx, id, content, hold)
 	for retry := 0; held != nil; retry++ {
 		if v := s.structuredValue(); v != nil {
 			held.StructuredOutput = v

@@ -193,6 +193,8 @@ type run struct {
 	lastText string
 	parentID *string
 	promptID string
+	// userUUID, when set, is the uuid of the prompt's user message.
+	userUUID string
 	// stopHookActive is true once a Stop hook has made the model go on.
 	stopHookActive bool
 	// stopReason is set when a hook asked to end the session.
@@ -206,10 +208,17 @@ type run struct {
 // its turn, a limit is reached or ctx is cancelled. It always returns a
 // result message (which it has also emitted).
 func (s *Session) Run(ctx context.Context, prompt []llm.Block, emit Emit) *protocol.Result {
+	return s.RunAs(ctx, "", prompt, emit)
+}
+
+// RunAs is Run with the uuid the prompt's user message is recorded under
+// (the one an SDK host gave it, so that it can name it later: rewind,
+// resume at); "" makes a new one.
+func (s *Session) RunAs(ctx context.Context, messageUUID string, prompt []llm.Block, emit Emit) *protocol.Result {
 	if emit == nil {
 		emit = func(protocol.Message) {}
 	}
-	r := &run{s: s, ctx: ctx, emit: emit, start: s.cfg.Now(), promptID: uuid.NewString()}
+	r := &run{s: s, ctx: ctx, emit: emit, start: s.cfg.Now(), promptID: uuid.NewString(), userUUID: messageUUID}
 	s.mu.Lock()
 	s.current = &r.tally
 	s.mu.Unlock()
@@ -452,23 +461,32 @@ func (r *run) appendPrompt(content []llm.Block) {
 		s.messages[last].Content = append(append([]llm.Block(nil), s.messages[last].Content...), content...)
 	}
 	s.mu.Unlock()
+	id := r.userUUID
+	if id == "" {
+		id = uuid.NewString()
+	}
 	if !merge {
-		r.appendUser(llm.Message{Role: llm.RoleUser, Content: content}, nil, false)
+		r.appendUserAs(id, llm.Message{Role: llm.RoleUser, Content: content}, nil, false)
 		return
 	}
 	r.record(&protocol.User{Type: "user", Message: llm.Message{Role: llm.RoleUser, Content: content},
-		ParentToolUseID: r.parentID, SessionID: s.cfg.SessionID, UUID: uuid.NewString()})
+		ParentToolUseID: r.parentID, SessionID: s.cfg.SessionID, UUID: id})
 }
 
 // appendUser adds a user message to the conversation and records it. emitted
 // says whether surfaces see it too (tool results, interruption notes).
 func (r *run) appendUser(m llm.Message, structured any, emitted bool) {
+	r.appendUserAs(uuid.NewString(), m, structured, emitted)
+}
+
+// appendUserAs is appendUser with the message's uuid.
+func (r *run) appendUserAs(id string, m llm.Message, structured any, emitted bool) {
 	s := r.s
 	s.mu.Lock()
 	s.messages = append(s.messages, m)
 	s.mu.Unlock()
 	msg := &protocol.User{Type: "user", Message: m, ParentToolUseID: r.parentID, SessionID: s.cfg.SessionID,
-		UUID: uuid.NewString(), ToolUseResult: structured}
+		UUID: id, ToolUseResult: structured}
 	r.record(msg)
 	if emitted {
 		r.emit(msg)

@@ -289,6 +289,18 @@ func (s *server) dispatch(ctx context.Context, subtype string, raw json.RawMessa
 		_ = s.conn.write(&protocol.System{Subtype: protocol.SubtypeStatus, SessionID: s.client.SessionID(), UUID: uuid.NewString(),
 			Fields: map[string]any{"status": nil, "permissionMode": mode}})
 		return map[string]any{"mode": mode}, nil
+	case "rewind_files":
+		var req struct {
+			UserMessageID string `json:"user_message_id"`
+			DryRun        bool   `json:"dry_run"`
+		}
+		if err := json.Unmarshal(raw, &req); err != nil {
+			return nil, fmt.Errorf("rewind_files: %w", err)
+		}
+		if err := s.start(ctx); err != nil {
+			return nil, err
+		}
+		return s.client.RewindFiles(req.UserMessageID, req.DryRun), nil
 	case "mcp_message":
 		// A message an in-process server sends on its own.
 		var req struct {

@@ -24,6 +24,8 @@
 //   max-turns  maxTurns: 1 and a model that keeps calling tools
 //   partial    includePartialMessages: stream_event messages
 //   structured outputFormat json_schema: structured_output in the result
+//   rewind     enableFileCheckpointing: after a turn that wrote a file,
+//              rewindFiles() (a dry run, then for real) to before it
 //   sdk-mcp    an in-process MCP server (createSdkMcpServer + tool()) whose
 //              manifest the SDK sends with initialize
 //   sdk-mcp-handshake  the same, without manifests: the MCP handshake runs
@@ -89,6 +91,8 @@ function options() {
       return { ...base, maxTurns: 1 };
     case "partial":
       return { ...base, includePartialMessages: true };
+    case "rewind":
+      return { ...base, enableFileCheckpointing: true, permissionMode: "acceptEdits" };
     case "sdk-mcp":
     case "sdk-mcp-handshake": {
       const add = tool("add", "Adds two numbers", { a: z.number(), b: z.number() },
@@ -113,6 +117,9 @@ function options() {
   }
 }
 
+const REWIND_UUID = "0d6f5c1e-8b4a-4c3e-9f2a-7e6d5c4b3a21";
+let rewound;
+
 // firstResult resolves when the first result arrives (interrupt scenario).
 let resolveFirst;
 const firstResult = new Promise((r) => { resolveFirst = r; });
@@ -124,6 +131,15 @@ function prompt() {
       return (async function* () {
         yield userMessage("first question");
         yield userMessage("second question");
+      })();
+    case "rewind":
+      return (async function* () {
+        yield { ...userMessage("write the file"), uuid: REWIND_UUID };
+        await firstResult;
+        rewound = {
+          dryRun: await q.rewindFiles(REWIND_UUID, { dryRun: true }),
+          real: await q.rewindFiles(REWIND_UUID),
+        };
       })();
     case "interrupt":
       return (async function* () {
@@ -175,4 +191,4 @@ try {
 } catch (e) {
   error = String(e && e.message ? e.message : e);
 }
-process.stdout.write(JSON.stringify({ messages, permissionCalls, hookCalls, described, error, stderr }) + "\n");
+process.stdout.write(JSON.stringify({ messages, permissionCalls, hookCalls, described, rewound, error, stderr }) + "\n");

@@ -59,6 +59,13 @@ type queryOutput struct {
 		Commands []map[string]any `json:"commands"`
 		Account  map[string]any   `json:"account"`
 	} `json:"described"`
+	Rewound struct {
+		DryRun, Real struct {
+			CanRewind    bool     `json:"canRewind"`
+			Error        string   `json:"error"`
+			FilesChanged []string `json:"filesChanged"`
+		}
+	} `json:"rewound"`
 	Error  string   `json:"error"`
 	Stderr []string `json:"stderr"`
 }
@@ -369,5 +376,24 @@ func TestSDKInProcessMCPServer(t *testing.T) {
 				t.Errorf("mcp_servers %v", init["mcp_servers"])
 			}
 		})
+	}
+}
+
+// TestSDKRewindFiles: with enableFileCheckpointing, rewindFiles() puts the
+// files a turn wrote back as they were before it.
+func TestSDKRewindFiles(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.ToolUse("Write", map[string]any{"file_path": "notes.txt", "content": "draft\n"})),
+		llmtest.Reply(llmtest.Text("written")))
+	out, cwd := runQuery(t, srv, "rewind")
+	path := filepath.Join(cwd, "notes.txt")
+	if d := out.Rewound.DryRun; !d.CanRewind || len(d.FilesChanged) != 1 || d.FilesChanged[0] != path {
+		t.Errorf("dry run %+v", d)
+	}
+	if r := out.Rewound.Real; !r.CanRewind || len(r.FilesChanged) != 1 {
+		t.Errorf("rewind %+v", r)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Error("notes.txt is still there after the rewind")
 	}
 }
