@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"strings"
 	"sync"
 
 	"github.com/google/uuid"
 
+	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/protocol"
 )
 
@@ -103,6 +105,27 @@ func (c *Client) SendPrompt(p Prompt) error {
 	c.queue = append(c.queue, p)
 	c.signal()
 	return nil
+}
+
+// Inject adds a user message to the prompt that is running, as a user
+// typing while the agent works: it joins the next request (with the
+// results of the tool calls in flight), and the turn goes on with it. When
+// no prompt is running it is queued like Send, and Inject returns false. A
+// message injected as a run ends is not lost: it runs as the next prompt.
+func (c *Client) Inject(text string) (delivered bool, err error) {
+	if strings.TrimSpace(text) == "" {
+		return false, errors.New("inject: empty message")
+	}
+	c.mu.Lock()
+	ended := c.sendEnded
+	c.mu.Unlock()
+	if ended {
+		return false, ErrClientClosed
+	}
+	if c.s.engine.Inject([]llm.Block{llm.Text(text)}) {
+		return true, nil
+	}
+	return false, c.Send(text)
 }
 
 // CloseSend says no more prompts will come: once the queued ones have run,
@@ -298,6 +321,10 @@ func (c *Client) work() {
 		c.mu.Lock()
 		c.runCancel()
 		c.runCancel = nil
+		// What was injected too late to join the run comes next.
+		if late := c.s.engine.TakeUndelivered(); len(late) > 0 {
+			c.queue = append([]Prompt{{Text: llm.TextOf(late)}}, c.queue...)
+		}
 		empty := len(c.queue) == 0
 		c.mu.Unlock()
 		if empty {

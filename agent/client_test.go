@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -170,5 +172,63 @@ func TestClientSetModelAndMode(t *testing.T) {
 	}
 	if got := srv.Requests()[0].Model; got != "claude-haiku-4-5" {
 		t.Errorf("request model %s", got)
+	}
+}
+
+func TestClientInjectJoinsTheRunningPrompt(t *testing.T) {
+	srv := llmtest.Start(t, llmtest.Options{Turns: []llmtest.Turn{
+		{Content: []llm.Block{llmtest.ToolUse("Bash", map[string]string{"command": "while [ ! -f go ]; do sleep 0.02; done; echo waited"})}},
+		{Content: []llm.Block{llmtest.Text("done, and it is sunny")}},
+		{Content: []llm.Block{llmtest.Text("queued one ran")}},
+	}})
+	opts := testOptions(t, srv)
+	opts.PermissionMode = PermissionBypass
+	c, err := NewClient(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Send("do the work"); err != nil {
+		t.Fatal(err)
+	}
+	for m, err := range c.ReceiveResponse() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, ok := m.(*AssistantMessage); ok && a.Message.Content[0].Type == llm.TypeToolUse {
+			// The Bash call is waiting for "go": the prompt is running.
+			delivered, err := c.Inject("also tell me the weather")
+			if err != nil || !delivered {
+				t.Fatalf("Inject while running: %v %v", delivered, err)
+			}
+			if err := os.WriteFile(filepath.Join(opts.Cwd, "go"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	last := reqs[1].Messages[len(reqs[1].Messages)-1]
+	if last.Role != llm.RoleUser || last.Content[0].Type != llm.TypeToolResult || !strings.Contains(userText(last), "also tell me the weather") {
+		t.Errorf("the injected message did not join the tool results: %+v", last)
+	}
+
+	// With nothing running, it is queued as a prompt of its own.
+	delivered, err := c.Inject("queued question")
+	if err != nil || delivered {
+		t.Fatalf("Inject while idle: %v %v", delivered, err)
+	}
+	for m, err := range c.ReceiveResponse() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, ok := m.(*ResultMessage); ok && r.Text() != "queued one ran" {
+			t.Errorf("result %q", r.Text())
+		}
+	}
+	if reqs := srv.Requests(); len(reqs) != 3 || !strings.Contains(string(reqs[2].Body), "queued question") {
+		t.Error("the message injected while idle did not run")
 	}
 }

@@ -623,3 +623,43 @@ func TestStreamStructuredOutput(t *testing.T) {
 		t.Errorf("a warning about --json-schema: %s", p.errOut.String())
 	}
 }
+
+// TestStreamPriorityNowJoinsTheRunningTurn: a user message with priority
+// "now" joins the running turn (with the tool results in flight); one
+// without it would wait for the next turn.
+func TestStreamPriorityNowJoinsTheRunningTurn(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "while [ ! -f go ]; do sleep 0.02; done"})),
+		llmtest.Reply(llmtest.Text("done, and noted")))
+	p := startPeer(t, srv, "--permission-mode", "bypassPermissions")
+	p.user("do the work")
+	p.until(func(m map[string]any) bool {
+		if m["type"] != "assistant" {
+			return false
+		}
+		content := m["message"].(map[string]any)["content"].([]any)
+		return content[0].(map[string]any)["type"] == "tool_use"
+	})
+	p.send(map[string]any{"type": "user", "session_id": "", "parent_tool_use_id": nil, "priority": "now",
+		"message": map[string]any{"role": "user", "content": "also note the time"}})
+	// Lines are handled in order: once this is answered, the message is in.
+	p.controlRequest("sync", map[string]any{"subtype": "mcp_status"})
+	p.until(isResponseTo("sync"))
+	if err := os.WriteFile(filepath.Join(p.dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := p.until(isType("result")); res["result"] != "done, and noted" {
+		t.Fatalf("result %v", res)
+	}
+	if code := p.finish(); code != 0 {
+		t.Fatalf("exit %d: %s", code, p.errOut.String())
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	texts := userTexts(reqs[1])
+	if last := texts[len(texts)-1]; !strings.Contains(last, "also note the time") {
+		t.Errorf("the message did not join the tool results: %q", texts)
+	}
+}

@@ -110,8 +110,10 @@ type Session struct {
 	lastTool [2]string // name and permission decision of the last tool call
 	// announcements wait for the next request (new tools, server news).
 	announcements []string
-	total         tally  // the whole session
-	current       *tally // the run in progress, if any
+	total         tally       // the whole session
+	current       *tally      // the run in progress, if any
+	injected      []llm.Block // user content injected into the running prompt
+	undelivered   []llm.Block // injected content whose run ended first
 	loops         *loopDetector
 }
 
@@ -145,6 +147,39 @@ func New(cfg Config) (*Session, error) {
 
 // SessionID returns the session's id.
 func (s *Session) SessionID() string { return s.cfg.SessionID }
+
+// Inject adds a user message to the running prompt: it joins the next
+// request (with the results of the tool calls in flight, or after the
+// model's answer, which then does not end the turn). It returns false when
+// no prompt is running; the caller sends it as a prompt of its own then.
+func (s *Session) Inject(content []llm.Block) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.current == nil || len(content) == 0 {
+		return false
+	}
+	s.injected = append(s.injected, content...)
+	return true
+}
+
+// TakeUndelivered returns (and forgets) what was injected into runs that
+// ended before it could join a request.
+func (s *Session) TakeUndelivered() []llm.Block {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.undelivered
+	s.undelivered = nil
+	return out
+}
+
+// takeInjected returns and forgets the injected content.
+func (s *Session) takeInjected() []llm.Block {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.injected
+	s.injected = nil
+	return out
+}
 
 // SetModel switches the model for the following requests.
 func (s *Session) SetModel(m llm.Model) {
@@ -225,6 +260,10 @@ func (s *Session) RunAs(ctx context.Context, messageUUID string, prompt []llm.Bl
 	defer func() {
 		s.mu.Lock()
 		s.current = nil
+		// Injected too late (or into a run that failed): kept for the
+		// caller to send as a prompt of its own.
+		s.undelivered = append(s.undelivered, s.injected...)
+		s.injected = nil
 		s.mu.Unlock()
 	}()
 	if s.cfg.ParentToolUseID != "" {
@@ -312,6 +351,12 @@ func (r *run) loop(prompt []llm.Block) *protocol.Result {
 			if resp.StopReason == "pause_turn" {
 				continue // a server tool paused the turn: send it back to go on
 			}
+			// A message injected while the model answered: the turn goes on
+			// with it rather than ending.
+			if injected := s.takeInjected(); len(injected) > 0 {
+				r.appendPrompt(injected)
+				continue
+			}
 			feedback, stop := r.stopHook(r.lastText)
 			if stop != nil {
 				return stop
@@ -327,6 +372,10 @@ func (r *run) loop(prompt []llm.Block) *protocol.Result {
 		stop := r.runTools(calls)
 		if stop != nil {
 			return stop
+		}
+		// Messages injected while the tools ran join their results.
+		if injected := s.takeInjected(); len(injected) > 0 {
+			r.appendPrompt(injected)
 		}
 	}
 }

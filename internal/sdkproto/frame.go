@@ -38,6 +38,9 @@ type inFrame struct {
 	// user
 	Message json.RawMessage `json:"message"`
 	UUID    string          `json:"uuid"`
+	// Priority "now" joins the running turn; "next" and "later" (and
+	// none) queue the message after it.
+	Priority string `json:"priority"`
 
 	line int // where it was read, for messages
 }

@@ -199,6 +199,13 @@ func (s *server) user(ctx context.Context, f inFrame) {
 	if s.start(ctx) != nil {
 		return
 	}
+	if f.Priority == "now" {
+		// Into the running turn, if there is one; queued otherwise.
+		if _, err := s.client.Inject(text); err != nil {
+			s.warn("stdin line %d: %v", f.line, err)
+		}
+		return
+	}
 	if err := s.client.SendPrompt(agent.Prompt{Text: text, ID: f.UUID}); err != nil {
 		s.warn("stdin line %d: %v", f.line, err)
 	}
