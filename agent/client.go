@@ -181,6 +181,16 @@ func ids(ps []Prompt) []string {
 // default one) and returns the model id now in use.
 func (c *Client) SetModel(model string) string { return c.s.setModel(model) }
 
+// SetMaxThinkingTokens turns extended thinking on with this budget for the
+// following requests, or off with 0.
+func (c *Client) SetMaxThinkingTokens(n int) {
+	if n <= 0 {
+		c.s.engine.SetThinking(nil)
+		return
+	}
+	c.s.engine.SetThinking(&llm.Thinking{Type: "enabled", BudgetTokens: n})
+}
+
 // SetPermissionMode changes the permission mode for the calls decided from
 // now on, the running prompt's included.
 func (c *Client) SetPermissionMode(mode PermissionMode) error { return c.s.setPermissionMode(mode) }

@@ -232,3 +232,39 @@ func TestClientInjectJoinsTheRunningPrompt(t *testing.T) {
 		t.Error("the message injected while idle did not run")
 	}
 }
+
+func TestClientBetasAndThinking(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("a")), llmtest.Reply(llmtest.Text("b")), llmtest.Reply(llmtest.Text("c")))
+	opts := testOptions(t, srv)
+	opts.Betas = []string{"context-1m-2025-08-07"}
+	c, err := NewClient(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	run := func(p string) {
+		t.Helper()
+		if err := c.Send(p); err != nil {
+			t.Fatal(err)
+		}
+		for _, err := range c.ReceiveResponse() {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	run("one")
+	c.SetMaxThinkingTokens(4096)
+	run("two")
+	c.SetMaxThinkingTokens(0)
+	run("three")
+	reqs := srv.Requests()
+	for i, r := range reqs {
+		if !strings.Contains(r.Header.Get("anthropic-beta"), "context-1m-2025-08-07") {
+			t.Errorf("request %d betas %q", i, r.Header.Get("anthropic-beta"))
+		}
+	}
+	if len(reqs[0].Thinking) != 0 || !strings.Contains(string(reqs[1].Thinking), `"budget_tokens":4096`) || len(reqs[2].Thinking) != 0 {
+		t.Errorf("thinking %s / %s / %s", reqs[0].Thinking, reqs[1].Thinking, reqs[2].Thinking)
+	}
+}

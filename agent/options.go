@@ -127,6 +127,9 @@ type Options struct {
 	// session and restored on resume.
 	MCPConfig       []string
 	StrictMCPConfig bool
+	// Betas are API beta features every request asks for (--betas), e.g.
+	// "context-1m-2025-08-07".
+	Betas []string
 	// FileCheckpointing keeps each file an Edit, Write or NotebookEdit is
 	// about to change, so that Client.RewindFiles can put the files back
 	// as they were before a given prompt.

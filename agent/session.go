@@ -480,6 +480,7 @@ func newSession(opts Options) (*agentSession, error) {
 		MaxTurns:          opts.MaxTurns,
 		MaxBudgetUSD:      opts.MaxBudgetUSD,
 		Thinking:          thinking,
+		Betas:             opts.Betas,
 		CacheTTL:          cacheTTL(getenv),
 		DisableCache:      getenv("DISABLE_PROMPT_CACHING") == "1",
 		IncludePartial:    opts.IncludePartialMessages,

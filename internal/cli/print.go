@@ -55,6 +55,7 @@ type printFlags struct {
 	// ignored are flags of Claude Code's that tack accepts and does not
 	// act on (the Agent SDK passes them).
 	ignored ignoredFlags
+	betas   []string
 }
 
 func (f *printFlags) register(cmd *cobra.Command) {
@@ -67,6 +68,7 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.maxTurns, "max-turns", 0, "stop after this many model round trips (0: no limit)")
 	fl.Float64Var(&f.maxBudgetUSD, "max-budget-usd", 0, "stop once this much has been spent, in USD (0: no limit)")
 	fl.IntVar(&f.maxThinkingTokens, "max-thinking-tokens", 0, "enable extended thinking with this token budget")
+	fl.StringSliceVar(&f.betas, "betas", nil, "API beta features to ask for (comma separated)")
 	fl.StringVar(&f.model, "model", "", "model alias (opus, sonnet, haiku) or full model id")
 	fl.StringVar(&f.fallbackModel, "fallback-model", "", "model to use when the main one is overloaded")
 	fl.StringVar(&f.systemPrompt, "system-prompt", "", "replace tack's system prompt")
@@ -129,6 +131,7 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 		StrictMCPConfig:        f.strictMCPConfig,
 		Agent:                  f.agentName,
 		AgentsJSON:             f.agentsJSON,
+		Betas:                  f.betas,
 	}
 	// Lists stay nil when the flag is absent, so that a resume restores
 	// the recorded ones.

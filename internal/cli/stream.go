@@ -62,7 +62,7 @@ type ignoredFlags struct {
 
 // ignoredValueFlags take a value; ignoredBoolFlags do not.
 var (
-	ignoredValueFlags = []string{"thinking", "thinking-display", "effort", "betas", "permission-prompts", "task-budget",
+	ignoredValueFlags = []string{"thinking", "thinking-display", "effort", "permission-prompts", "task-budget",
 		"debug-file", "project-config-root", "resume-drops-turn", "managed-settings", "plugin-dir-no-mcp", "initialize-fields"}
 	ignoredBoolFlags = []string{"await-initialize", "session-mirror", "managed-settings-in-initialize", "debug"}
 	// silentFlags change nothing tack does, so they are not warned about:

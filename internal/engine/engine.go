@@ -64,6 +64,9 @@ type Config struct {
 	MaxBudgetUSD float64 // 0: no limit
 	MaxTokens    int     // 0: the model's max output
 	Thinking     *llm.Thinking
+	// Betas are API beta features every request asks for
+	// (anthropic-beta).
+	Betas []string
 	// CacheTTL is "" (five minutes) or "1h".
 	CacheTTL string
 	// DisableCache sends no cache breakpoints.
@@ -113,6 +116,7 @@ type Session struct {
 	total         tally       // the whole session
 	current       *tally      // the run in progress, if any
 	injected      []llm.Block // user content injected into the running prompt
+	thinking      *llm.Thinking
 	undelivered   []llm.Block // injected content whose run ended first
 	loops         *loopDetector
 }
@@ -135,6 +139,7 @@ func New(cfg Config) (*Session, error) {
 		cfg:      cfg,
 		prevLast: -1,
 		model:    cfg.Model,
+		thinking: cfg.Thinking,
 		loops:    newLoopDetector(cfg.Loop),
 	}
 	// Tools that call the model (WebFetch, WebSearch) spend the session's
@@ -179,6 +184,14 @@ func (s *Session) takeInjected() []llm.Block {
 	out := s.injected
 	s.injected = nil
 	return out
+}
+
+// SetThinking sets extended thinking for the following requests (nil:
+// off).
+func (s *Session) SetThinking(t *llm.Thinking) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.thinking = t
 }
 
 // SetModel switches the model for the following requests.

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"slices"
+
 	"github.com/tackcode/tack/internal/llm"
 )
 
@@ -21,12 +23,13 @@ func (s *Session) buildRequest() *llm.Request {
 	req := &llm.Request{
 		Model:     model.ID,
 		MaxTokens: maxTokens,
-		Thinking:  s.cfg.Thinking,
+		Thinking:  s.thinking,
 		Tools:     s.toolSpecs(),
 		UserID:    s.cfg.UserID,
 	}
+	req.Betas = append(req.Betas, s.cfg.Betas...)
 	for _, t := range req.Tools {
-		if t.DeferLoading {
+		if t.DeferLoading && !slices.Contains(req.Betas, ToolSearchBeta) {
 			// Deferred tools stay out of the context until a tool search
 			// references them: an API feature behind this beta.
 			req.Betas = append(req.Betas, ToolSearchBeta)

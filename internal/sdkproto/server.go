@@ -296,6 +296,22 @@ func (s *server) dispatch(ctx context.Context, subtype string, raw json.RawMessa
 		_ = s.conn.write(&protocol.System{Subtype: protocol.SubtypeStatus, SessionID: s.client.SessionID(), UUID: uuid.NewString(),
 			Fields: map[string]any{"status": nil, "permissionMode": mode}})
 		return map[string]any{"mode": mode}, nil
+	case "set_max_thinking_tokens":
+		var req struct {
+			MaxThinkingTokens *int `json:"max_thinking_tokens"`
+		}
+		if err := json.Unmarshal(raw, &req); err != nil {
+			return nil, fmt.Errorf("set_max_thinking_tokens: %w", err)
+		}
+		if err := s.start(ctx); err != nil {
+			return nil, err
+		}
+		n := 0
+		if req.MaxThinkingTokens != nil {
+			n = *req.MaxThinkingTokens
+		}
+		s.client.SetMaxThinkingTokens(n)
+		return map[string]any{}, nil
 	case "rewind_files":
 		var req struct {
 			UserMessageID string `json:"user_message_id"`
