@@ -271,10 +271,14 @@ func TestStreamTwoTurnsInOneSession(t *testing.T) {
 		t.Errorf("system prompt %q", sys)
 	}
 	stderr := p.errOut.String()
-	for _, w := range []string{"--thinking=adaptive", "--effort=high", "--betas=x", "--future-flag"} {
+	for _, w := range []string{"--thinking=adaptive", "--effort=high", "--future-flag"} {
 		if !strings.Contains(stderr, w) {
 			t.Errorf("no warning about %s in stderr:\n%s", w, stderr)
 		}
+	}
+	// --betas is honoured: every request asks for the beta.
+	if strings.Contains(stderr, "betas") || reqs[0].Header.Get("anthropic-beta") != "x" {
+		t.Errorf("--betas=x: stderr %q, anthropic-beta %q", stderr, reqs[0].Header.Get("anthropic-beta"))
 	}
 	if strings.Contains(stderr, "await-initialize") {
 		t.Errorf("a warning about --await-initialize, which tack honours: %s", stderr)
