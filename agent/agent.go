@@ -59,15 +59,16 @@ func Query(ctx context.Context, prompt string, opts Options) iter.Seq2[Message, 
 		out := newOutbox()
 		go func() {
 			defer out.close()
-			s.runPrompt(ctx, prompt, "", out)
+			s.runPrompt(ctx, Prompt{Text: prompt}, out)
 		}()
 		out.deliver(yield, cancel)
 	}
 }
 
 // runPrompt runs one prompt of a session, sending what it produces to out.
-// id is the uuid its user message is recorded under ("" for a new one).
-func (s *agentSession) runPrompt(ctx context.Context, prompt, id string, out *outbox) {
+// Its user message is recorded under p.ID ("" for a new uuid).
+func (s *agentSession) runPrompt(ctx context.Context, p Prompt, out *outbox) {
+	prompt, id := p.Text, p.ID
 	s.setOutbox(out)
 	defer s.setOutbox(nil)
 	s.prepareMCP(ctx)
@@ -78,7 +79,9 @@ func (s *agentSession) runPrompt(ctx context.Context, prompt, id string, out *ou
 		defer s.restoreModel()
 	}
 	content := []llm.Block{llm.Text(prompt)}
-	if cmd, ok, err := s.expandSlashCommand(ctx, prompt); ok {
+	if len(p.Content) > 0 {
+		content = p.Content
+	} else if cmd, ok, err := s.expandSlashCommand(ctx, prompt); ok {
 		if err != nil {
 			out.fail(err)
 			return

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"iter"
 	"strings"
@@ -32,6 +33,19 @@ type Prompt struct {
 	// ID identifies the message to the caller (the Agent SDK's message
 	// uuid); Interrupt and CancelQueued report queued prompts by it.
 	ID string
+	// Content, when set, is the whole message (text and images, e.g.
+	// ImageBlock), sent instead of Text; Text is then only its text.
+	Content []ContentBlock
+}
+
+// ContentBlock is one block of a message's content.
+type ContentBlock = llm.Block
+
+// ImageBlock is an image for a prompt's Content: data in mediaType
+// (image/png, image/jpeg, image/gif or image/webp).
+func ImageBlock(mediaType string, data []byte) ContentBlock {
+	return llm.Block{Type: llm.TypeImage, Source: &llm.ImageSource{Type: "base64", MediaType: mediaType,
+		Data: base64.StdEncoding.EncodeToString(data)}}
 }
 
 // Client is a multi-turn session. Prompts given to Send are queued and run
@@ -327,7 +341,7 @@ func (c *Client) work() {
 			c.state(StateRunning)
 			idle = false
 		}
-		c.s.runPrompt(ctx, p.Text, p.ID, c.out)
+		c.s.runPrompt(ctx, p, c.out)
 		c.mu.Lock()
 		c.runCancel()
 		c.runCancel = nil

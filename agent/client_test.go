@@ -268,3 +268,31 @@ func TestClientBetasAndThinking(t *testing.T) {
 		t.Errorf("thinking %s / %s / %s", reqs[0].Thinking, reqs[1].Thinking, reqs[2].Thinking)
 	}
 }
+
+func TestClientPromptWithAnImage(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("a red dot")))
+	c, err := NewClient(context.Background(), testOptions(t, srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	png := []byte("\x89PNG\r\n\x1a\nfake")
+	if err := c.SendPrompt(Prompt{Text: "what is this?", Content: []ContentBlock{llm.Text("what is this?"), ImageBlock("image/png", png)}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range c.ReceiveResponse() {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	msg := srv.Requests()[0].Messages[0]
+	var img *llm.Block
+	for i := range msg.Content {
+		if msg.Content[i].Type == llm.TypeImage {
+			img = &msg.Content[i]
+		}
+	}
+	if img == nil || img.Source.MediaType != "image/png" || img.Source.Data != "iVBORw0KGgpmYWtl" || !strings.Contains(userText(msg), "what is this?") {
+		t.Errorf("first message %+v", msg.Content)
+	}
+}

@@ -667,3 +667,29 @@ func TestStreamPriorityNowJoinsTheRunningTurn(t *testing.T) {
 		t.Errorf("the message did not join the tool results: %q", texts)
 	}
 }
+
+// TestStreamUserMessageWithAnImage: image blocks of a user message reach
+// the model; blocks a prompt cannot carry are left out with a warning.
+func TestStreamUserMessageWithAnImage(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("a cat")))
+	p := startPeer(t, srv)
+	p.send(map[string]any{"type": "user", "session_id": "", "parent_tool_use_id": nil,
+		"message": map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "text", "text": "what is in the picture?"},
+			map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/jpeg", "data": "/9j/4AAQ"}},
+			map[string]any{"type": "tool_result", "tool_use_id": "x", "content": "stray"},
+		}}})
+	if res := p.until(isType("result")); res["result"] != "a cat" {
+		t.Fatalf("result %v", res)
+	}
+	if code := p.finish(); code != 0 {
+		t.Fatalf("exit %d: %s", code, p.errOut.String())
+	}
+	body := string(srv.Requests()[0].Body)
+	if !strings.Contains(body, `"media_type":"image/jpeg"`) || !strings.Contains(body, "what is in the picture?") || strings.Contains(body, "stray") {
+		t.Errorf("request body %s", body)
+	}
+	if !strings.Contains(p.errOut.String(), "1 content block(s) a prompt cannot carry") {
+		t.Errorf("stderr %q", p.errOut.String())
+	}
+}

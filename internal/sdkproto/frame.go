@@ -12,6 +12,8 @@ package sdkproto
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/tackcode/tack/internal/llm"
 )
 
 // Frame types.
@@ -107,6 +109,35 @@ type outCancel struct {
 type userMessage struct {
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
+}
+
+// promptContent reads a user message: its text (the string content, or the
+// text blocks joined) and, when it has blocks other than text (images,
+// documents), all of its blocks. dropped counts blocks a prompt cannot
+// carry (tool results and the like).
+func promptContent(raw json.RawMessage) (text string, blocks []llm.Block, dropped int, err error) {
+	text, dropped, err = promptText(raw)
+	if err != nil || dropped == 0 {
+		return text, nil, dropped, err
+	}
+	var m userMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return "", nil, 0, err
+	}
+	var all []llm.Block
+	if err := json.Unmarshal(m.Content, &all); err != nil {
+		return "", nil, 0, err
+	}
+	dropped = 0
+	for _, b := range all {
+		switch b.Type {
+		case llm.TypeText, llm.TypeImage, "document":
+			blocks = append(blocks, b)
+		default:
+			dropped++
+		}
+	}
+	return text, blocks, dropped, nil
 }
 
 // promptText returns the text of a user message: the string content, or

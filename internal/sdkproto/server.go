@@ -184,15 +184,15 @@ func (s *server) state(state string) {
 
 // user queues a user message.
 func (s *server) user(ctx context.Context, f inFrame) {
-	text, dropped, err := promptText(f.Message)
+	text, blocks, dropped, err := promptContent(f.Message)
 	if err != nil {
 		s.warn("ignoring stdin line %d: a user message that cannot be read: %v", f.line, err)
 		return
 	}
 	if dropped > 0 {
-		s.warn("stdin line %d: %d content block(s) other than text are not supported yet and were left out", f.line, dropped)
+		s.warn("stdin line %d: %d content block(s) a prompt cannot carry were left out", f.line, dropped)
 	}
-	if strings.TrimSpace(text) == "" {
+	if strings.TrimSpace(text) == "" && len(blocks) == 0 {
 		s.warn("ignoring stdin line %d: a user message without text", f.line)
 		return
 	}
@@ -206,7 +206,7 @@ func (s *server) user(ctx context.Context, f inFrame) {
 		}
 		return
 	}
-	if err := s.client.SendPrompt(agent.Prompt{Text: text, ID: f.UUID}); err != nil {
+	if err := s.client.SendPrompt(agent.Prompt{Text: text, ID: f.UUID, Content: blocks}); err != nil {
 		s.warn("stdin line %d: %v", f.line, err)
 	}
 }
