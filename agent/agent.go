@@ -16,8 +16,11 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -56,7 +59,7 @@ func Query(ctx context.Context, prompt string, opts Options) iter.Seq2[Message, 
 		defer s.close()
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		out := newOutbox()
+		out := newOutbox(opts.MaxToolResultSize)
 		go func() {
 			defer out.close()
 			s.runPrompt(ctx, Prompt{Text: prompt}, out)
@@ -118,6 +121,9 @@ func (s *agentSession) runPrompt(ctx context.Context, p Prompt, out *outbox) {
 type outbox struct {
 	ch      chan item
 	stopped chan struct{} // closed when the caller stops reading
+	// maxToolResult bounds the tool results the caller sees (characters;
+	// 0: no bound). The model and the transcript get them whole.
+	maxToolResult int
 }
 
 type item struct {
@@ -125,13 +131,16 @@ type item struct {
 	err error
 }
 
-func newOutbox() *outbox {
-	return &outbox{ch: make(chan item, 64), stopped: make(chan struct{})}
+func newOutbox(maxToolResult int) *outbox {
+	return &outbox{ch: make(chan item, 64), stopped: make(chan struct{}), maxToolResult: maxToolResult}
 }
 
 // emit sends m; safe for concurrent use. After the caller stopped reading,
 // messages are dropped.
 func (o *outbox) emit(m protocol.Message) {
+	if o.maxToolResult > 0 {
+		m = clipToolResults(m, o.maxToolResult)
+	}
 	select {
 	case o.ch <- item{m: m}:
 	case <-o.stopped:
@@ -168,4 +177,36 @@ func compactCommand(prompt string) (instructions string, ok bool) {
 		return "", false
 	}
 	return strings.TrimSpace(strings.TrimPrefix(p, "/compact")), true
+}
+
+// clipToolResults returns m with the text of its tool results cut to max
+// characters: a copy, since the message is the session's too.
+func clipToolResults(m protocol.Message, max int) protocol.Message {
+	u, ok := m.(*protocol.User)
+	if !ok {
+		return m
+	}
+	long := func(b llm.Block) bool { return b.Type == llm.TypeText && utf8.RuneCountInString(b.Text) > max }
+	if !slices.ContainsFunc(u.Message.Content, func(b llm.Block) bool {
+		return b.Type == llm.TypeToolResult && slices.ContainsFunc(b.Content, long)
+	}) {
+		return m
+	}
+	out := *u
+	out.Message.Content = make([]llm.Block, len(u.Message.Content))
+	for i, b := range u.Message.Content {
+		if b.Type == llm.TypeToolResult {
+			b.Content = slices.Clone(b.Content)
+			for j, c := range b.Content {
+				if long(c) {
+					r := []rune(c.Text)
+					b.Content[j].Text = string(r[:max]) + fmt.Sprintf("\n… [%d more characters not shown]", len(r)-max)
+				}
+			}
+		}
+		out.Message.Content[i] = b
+	}
+	// The structured form holds the whole output too.
+	out.ToolUseResult = nil
+	return &out
 }

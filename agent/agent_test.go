@@ -335,3 +335,27 @@ func TestPermissionPromptTool(t *testing.T) {
 		t.Errorf("result %+v", r)
 	}
 }
+
+func TestMaxToolResultSizeClipsWhatTheCallerSees(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": "printf 'x%.0s' $(seq 500)"})),
+		llmtest.Reply(llmtest.Text("done")))
+	opts := testOptions(t, srv)
+	opts.AllowedTools = []string{"Bash(printf *)"}
+	opts.MaxToolResultSize = 100
+	var seen string
+	for _, m := range collect(t, context.Background(), "print", opts) {
+		if u, ok := m.(*UserMessage); ok {
+			seen = llm.TextOf(u.Message.Content[0].Content)
+			if u.ToolUseResult != nil {
+				t.Error("the structured result was left whole")
+			}
+		}
+	}
+	if !strings.HasPrefix(seen, strings.Repeat("x", 100)+"\n… [400 more characters not shown]") {
+		t.Errorf("the caller saw %q", seen)
+	}
+	if got := llm.TextOf(srv.Requests()[1].ToolResults()[0].Content); !strings.Contains(got, strings.Repeat("x", 500)) {
+		t.Errorf("the model did not get the whole result: %q", got)
+	}
+}

@@ -91,7 +91,7 @@ func NewClient(ctx context.Context, opts Options) (*Client, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	c := &Client{s: s, out: newOutbox(), ctx: ctx, cancel: cancel, states: opts.SessionStateMessages,
+	c := &Client{s: s, out: newOutbox(opts.MaxToolResultSize), ctx: ctx, cancel: cancel, states: opts.SessionStateMessages,
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go c.work()
 	return c, nil

@@ -130,6 +130,10 @@ type Options struct {
 	// Betas are API beta features every request asks for (--betas), e.g.
 	// "context-1m-2025-08-07".
 	Betas []string
+	// MaxToolResultSize bounds the text of the tool results in the messages
+	// yielded to the caller (characters; 0: no bound), for hosts that show
+	// or forward them. The model always gets them whole.
+	MaxToolResultSize int
 	// FileCheckpointing keeps each file an Edit, Write or NotebookEdit is
 	// about to change, so that Client.RewindFiles can put the files back
 	// as they were before a given prompt.
