@@ -42,6 +42,22 @@ type HookInput = hook.Input
 // HookOutput is what a hook answers: the same JSON a command hook prints.
 type HookOutput = hook.Output
 
+// HookSpecificOutput is HookOutput.HookSpecificOutput: an event's own
+// answer (a PreToolUse permission decision, added context…).
+type HookSpecificOutput = hook.SpecificOutput
+
+// The payloads of the hook events, which a HookCallback's HookInput is one
+// of.
+type (
+	PreToolUseHookInput       = hook.PreToolUseInput
+	PostToolUseHookInput      = hook.PostToolUseInput
+	UserPromptSubmitHookInput = hook.UserPromptSubmitInput
+	StopHookInput             = hook.StopInput
+	SubagentStopHookInput     = hook.SubagentStopInput
+	SessionStartHookInput     = hook.SessionStartInput
+	NotificationHookInput     = hook.NotificationInput
+)
+
 // HookCallback is a hook written in Go. It gets the payload (typed, and as
 // the JSON a command hook would read) and answers like a command hook; nil
 // means "no opinion".
