@@ -102,3 +102,14 @@ func TestFlagsBecomeOptions(t *testing.T) {
 		t.Errorf("options %+v", opts)
 	}
 }
+
+func TestPermissionModeAutoFallsBackToDefault(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("ok")))
+	out, errOut, code := run(t, srv, "-p", "--permission-mode", "auto", "--output-format", "json", "hi")
+	if code != 0 || !strings.Contains(errOut, "--permission-mode auto is not supported: default is used") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(out, `"subtype":"success"`) {
+		t.Errorf("output %s", out)
+	}
+}

@@ -172,6 +172,11 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 	if f.skipPermissions {
 		opts.PermissionMode = agent.PermissionBypass
 	}
+	if f.permissionMode == "auto" {
+		// Claude Code's auto mode lets a classifier approve calls; tack has
+		// none, so what would be asked is asked (warned in runPrint).
+		opts.PermissionMode = agent.PermissionDefault
+	}
 	if opts.PermissionMode != "" && !opts.PermissionMode.Valid() {
 		return opts, usagef("invalid --permission-mode %q: want default, acceptEdits, plan, bypassPermissions or dontAsk", f.permissionMode)
 	}
@@ -217,6 +222,9 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 		return usagef("invalid --output-format %q: want text, json or stream-json", f.outputFormat)
 	}
 	f.ignored.warn(cmd.Flags(), stdio.Err)
+	if f.permissionMode == "auto" {
+		fmt.Fprintln(stdio.Err, "tack: --permission-mode auto is not supported: default is used (calls needing approval are asked for)")
+	}
 	switch f.inputFormat {
 	case "text":
 	case "stream-json":
