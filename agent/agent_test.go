@@ -359,3 +359,26 @@ func TestMaxToolResultSizeClipsWhatTheCallerSees(t *testing.T) {
 		t.Errorf("the model did not get the whole result: %q", got)
 	}
 }
+
+func TestCanUseToolUpdatedPermissionsHoldForTheSession(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": "touch one"})),
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": "touch two"})),
+		llmtest.Reply(llmtest.Text("done")))
+	opts := testOptions(t, srv)
+	asked := 0
+	opts.CanUseTool = func(_ context.Context, name string, _ json.RawMessage, _ ToolPermissionContext) (PermissionResult, error) {
+		asked++
+		return PermissionResult{Allow: true, UpdatedPermissions: []PermissionUpdate{{Type: "addRules", Behavior: "allow",
+			Destination: "session", Rules: []PermissionRuleValue{{ToolName: "Bash", RuleContent: "touch *"}}}}}, nil
+	}
+	collect(t, context.Background(), "touch files", opts)
+	if asked != 1 {
+		t.Errorf("asked %d times: the rule given with the first answer should have allowed the second call", asked)
+	}
+	for _, f := range []string{"one", "two"} {
+		if _, err := os.Stat(filepath.Join(opts.Cwd, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}

@@ -186,4 +186,7 @@ type PermissionResult struct {
 	Message string
 	// UpdatedInput, when set, replaces the call's input.
 	UpdatedInput json.RawMessage
+	// UpdatedPermissions, with Allow, change the session's permissions
+	// before the call runs ("always allow this").
+	UpdatedPermissions []PermissionUpdate
 }

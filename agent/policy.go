@@ -289,6 +289,11 @@ func (g sessionGate) Ask(ctx context.Context, c engine.ToolCall, reason string) 
 		if err != nil {
 			return engine.Verdict{Behavior: engine.Deny, Message: fmt.Sprintf("Permission check for %s failed: %v", c.Name, err)}
 		}
+		if res.Allow && len(res.UpdatedPermissions) > 0 {
+			if err := s.applyPermissionUpdates(res.UpdatedPermissions); err != nil {
+				notify(s.opts, err.Error())
+			}
+		}
 		return verdictOf(res, c.Name)
 	}
 	if name := s.opts.PermissionPromptTool; name != "" {

@@ -428,10 +428,11 @@ func (s *server) canUseTool(ctx context.Context, name string, input json.RawMess
 		return agent.PermissionResult{}, err
 	}
 	var answer struct {
-		Behavior     string          `json:"behavior"`
-		UpdatedInput json.RawMessage `json:"updatedInput"`
-		Message      string          `json:"message"`
-		Interrupt    bool            `json:"interrupt"`
+		Behavior           string                   `json:"behavior"`
+		UpdatedInput       json.RawMessage          `json:"updatedInput"`
+		UpdatedPermissions []agent.PermissionUpdate `json:"updatedPermissions"`
+		Message            string                   `json:"message"`
+		Interrupt          bool                     `json:"interrupt"`
 	}
 	if err := json.Unmarshal(raw, &answer); err != nil {
 		return agent.PermissionResult{}, fmt.Errorf("can_use_tool answer %s: %w", clip(raw, 200), err)
@@ -441,7 +442,7 @@ func (s *server) canUseTool(ctx context.Context, name string, input json.RawMess
 		if string(answer.UpdatedInput) == "null" {
 			answer.UpdatedInput = nil
 		}
-		return agent.PermissionResult{Allow: true, UpdatedInput: answer.UpdatedInput}, nil
+		return agent.PermissionResult{Allow: true, UpdatedInput: answer.UpdatedInput, UpdatedPermissions: answer.UpdatedPermissions}, nil
 	case "deny":
 		if answer.Interrupt {
 			s.client.Interrupt()
