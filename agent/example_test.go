@@ -107,3 +107,39 @@ func ExampleOptions_jsonSchema() {
 	// Output:
 	// {"files":3,"language":"Go"}
 }
+
+// A Client keeps one conversation across prompts.
+func ExampleClient() {
+	api, err := llmtest.NewServer(llmtest.Options{Turns: []llmtest.Turn{
+		llmtest.Reply(llmtest.Text("It prints hello.")),
+		llmtest.Reply(llmtest.Text("Add a test that captures stdout.")),
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer api.Close()
+	c, err := agent.NewClient(context.Background(), agent.Options{
+		NoSessionPersistence: true,
+		Env:                  map[string]string{"ANTHROPIC_API_KEY": "example", "ANTHROPIC_BASE_URL": api.URL()},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	for _, prompt := range []string{"What does main.go do?", "How would you test it?"} {
+		if err := c.Send(prompt); err != nil {
+			log.Fatal(err)
+		}
+		for msg, err := range c.ReceiveResponse() {
+			if err != nil {
+				log.Fatal(err)
+			}
+			if r, ok := msg.(*agent.ResultMessage); ok {
+				fmt.Println(r.Text())
+			}
+		}
+	}
+	// Output:
+	// It prints hello.
+	// Add a test that captures stdout.
+}

@@ -17,6 +17,7 @@
 //              call; the session is described through the initialize answer
 //   deny-hook  a string prompt; a PreToolUse hook on Bash records its input,
 //              canUseTool denies every call
+//   hook-deny  a PreToolUse hook on Bash that denies the call (no canUseTool)
 //   two-turns  streaming input: two user messages in one session
 //   interrupt  streaming input: interrupt() once the model asked for a
 //              (long) Bash call, then setModel("haiku") and a second message
@@ -77,6 +78,21 @@ function options() {
             hooks: [async (callbackInput, toolUseID) => {
               hookCalls.push({ callbackInput, toolUseID });
               return {};
+            }],
+          }],
+        },
+      };
+    case "hook-deny":
+      return {
+        ...base,
+        allowedTools: ["Bash"],
+        hooks: {
+          PreToolUse: [{
+            matcher: "Bash",
+            hooks: [async (callbackInput, toolUseID) => {
+              hookCalls.push({ callbackInput, toolUseID });
+              return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny",
+                permissionDecisionReason: "the hook forbids " + callbackInput.tool_input.command } };
             }],
           }],
         },

@@ -397,3 +397,25 @@ func TestSDKRewindFiles(t *testing.T) {
 		t.Error("notes.txt is still there after the rewind")
 	}
 }
+
+// TestSDKHookDenies: an SDK PreToolUse hook that denies stops the call even
+// though allowedTools allows it.
+func TestSDKHookDenies(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "touch forbidden"})),
+		llmtest.Reply(llmtest.Text("the hook said no")))
+	out, cwd := runQuery(t, srv, "hook-deny")
+	if len(out.HookCalls) != 1 {
+		t.Fatalf("hook calls %+v", out.HookCalls)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "forbidden")); err == nil {
+		t.Error("the denied command ran")
+	}
+	r := srv.Requests()[1].ToolResults()[0]
+	if !r.IsError || !strings.Contains(llm.TextOf(r.Content), "the hook forbids touch forbidden") {
+		t.Errorf("tool result %+v", r)
+	}
+	if res := out.results(); len(res) != 1 || res[0]["result"] != "the hook said no" {
+		t.Errorf("results %v", res)
+	}
+}
