@@ -103,7 +103,7 @@ The prompt is the argument, standard input, or both (input first).`,
 			}
 			// The Agent SDK runs tack with stream-json input and no -p.
 			if !f.print && f.inputFormat != "stream-json" {
-				return usagef("the interactive terminal UI is not available yet: use -p \"prompt\" for print mode")
+				return runTUI(cmd, stdio, f, args)
 			}
 			return runPrint(cmd, stdio, f, args)
 		},

@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tackcode/tack/agent"
+	"github.com/tackcode/tack/internal/tui"
+)
+
+// runTUI opens the interactive terminal UI, with the prompt argument as its
+// first prompt when there is one. The session flags (-c, -r, --model,
+// --permission-mode…) apply as in print mode.
+func runTUI(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error {
+	if !stdio.StdinIsTerminal {
+		return usagef("the interactive UI needs a terminal on standard input: use -p \"prompt\" for print mode")
+	}
+	opts, err := f.options(cmd)
+	if err != nil {
+		return err
+	}
+	f.ignored.warn(cmd.Flags(), stdio.Err)
+	prompt := ""
+	if len(args) > 0 {
+		prompt = args[0]
+	}
+	err = tui.Run(cmd.Context(), tui.Config{Options: opts, Prompt: prompt, In: stdio.In, Out: stdio.Out, Getenv: stdio.Getenv})
+	if errors.Is(err, agent.ErrNoCredentials) {
+		fmt.Fprintf(stdio.Err, "tack: %v\n", agent.ErrNoCredentials)
+		return &exitError{code: 1}
+	}
+	return err
+}

@@ -1,0 +1,369 @@
+package tui
+
+import (
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/tackcode/tack/agent"
+	"github.com/tackcode/tack/internal/version"
+)
+
+// backend is what the model asks of the session; *host is the real one.
+type backend interface {
+	Send(prompt string) error
+	Interrupt()
+	SetModel(model string) string
+	SetPermissionMode(mode agent.PermissionMode) error
+	Info() agent.ClientInfo
+	MCPServers() []agent.MCPServerStatus
+	// Clear replaces the session by a new, empty one.
+	Clear() error
+	// Resume replaces the session by the saved one with this id or name.
+	Resume(idOrName string) error
+	// Reopen resumes the session at once with changed options.
+	Reopen(change func(*agent.Options)) error
+	// AllowRule allows calls matching rule for the rest of the run.
+	AllowRule(rule string) error
+}
+
+type modelConfig struct {
+	backend     backend
+	cwd         string
+	getenv      func(string) string
+	historyPath string // "" keeps no history on disk
+	projectDir  string // the transcripts of this directory's sessions
+	prompt      string // sent once the program starts
+	resumed     bool   // the session continues a saved one: show its end
+	settings    *uiSettings
+	now         func() time.Time
+	// printHook, when set, sees every text printed to the scrollback (tests).
+	printHook func(string)
+	// noTimers turns off the spinner's clock and the Ctrl-C timeout (tests).
+	noTimers bool
+	// commandDocs, when set, loads the descriptions of the session's
+	// commands (in the background, at start).
+	commandDocs func() map[string]commandDoc
+}
+
+// Model is the state of the UI.
+type Model struct {
+	cfg     modelConfig
+	be      backend
+	now     func() time.Time
+	st      styles
+	md      *markdown
+	width   int
+	height  int
+	input   textarea.Model
+	history *history
+	search  *historySearch
+
+	// session
+	sessionID string
+	modelID   string
+	mode      agent.PermissionMode
+	commands  []string // the session's own slash commands (skills, commands…)
+	addDirs   []string // the other working directories
+	// commandDocs describe them, by name, once loaded.
+	commandDocs map[string]commandDoc
+
+	// the run
+	runs      int // prompts sent and not yet finished
+	runStart  time.Time
+	outTokens int64
+	msgBase   int64 // outTokens when the current model message started
+	frame     int
+	ticking   bool
+	stream    textStream
+	// streamFloor is the height the streaming text has reached during the
+	// run: the live region keeps it (see render).
+	streamFloor int
+	// blockTypes are the content blocks of the model message streaming, by
+	// index; streamedTexts counts text blocks printed from the stream whose
+	// assistant message has not come yet.
+	blockTypes    map[int]string
+	streamedTexts int
+	thinking      bool
+	tools         []*toolCall // running tool calls, oldest first
+	cost          costTally
+	// lastContext is the size of the last request (input and cache
+	// tokens): what fills the context window.
+	lastContext int64
+	bashNotes   []string // `!` commands and their output, for the next prompt
+
+	dialog *permDialog
+	picker *sessionPicker
+	// prompts is the picker of earlier prompts (Esc Esc); lastEsc the time
+	// of an Esc on an empty prompt, for the second one.
+	prompts *promptPicker
+	lastEsc time.Time
+	compl   completion
+	// pastes are large pasted texts, shown in the input as a placeholder
+	// and put back in the prompt when it is sent.
+	pastes []string
+
+	ctrlCArmed bool
+	quitting   bool
+	notice     string // a one-line hint in the status area
+	statusText string // the statusLine command's output
+	statusBusy bool
+
+	// printing: the scrollback is written in order, one print at a time.
+	outq       []string
+	printing   bool
+	printedAny bool
+	// sized is set once the live region has been drawn: printing may start.
+	sized        bool
+	waitingFrame bool
+}
+
+func newModel(cfg modelConfig) *Model {
+	if cfg.now == nil {
+		cfg.now = time.Now
+	}
+	if cfg.getenv == nil {
+		cfg.getenv = func(string) string { return "" }
+	}
+	if cfg.settings == nil {
+		cfg.settings = &uiSettings{}
+	}
+	m := &Model{cfg: cfg, be: cfg.backend, now: cfg.now, st: newStyles(), width: 80, height: 24}
+	m.md = newMarkdown()
+	m.input = newInput()
+	m.history = loadHistory(cfg.historyPath)
+	info := m.be.Info()
+	m.sessionID, m.modelID, m.mode = info.SessionID, info.Model, info.PermissionMode
+	if m.mode == "" {
+		m.mode = agent.PermissionDefault
+	}
+	m.commands = info.Commands
+	m.resize(m.width, m.height)
+	// A first line in the scrollback: it also keeps the live region off the
+	// terminal's top row, where its redraws (an erase from the top left
+	// corner) make tmux push the screen into its history.
+	m.print(m.st.accent.Render("✻") + " " + m.st.bold.Render("tack") + m.st.dim.Render(" "+version.Version+" · "+cfg.cwd+" · /help for commands"))
+	if cfg.resumed {
+		// Before anything else is printed: the end of the conversation.
+		m.replayed(loadReplay(cfg.projectDir, m.sessionID))
+	}
+	return m
+}
+
+func newInput() textarea.Model {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.Prompt = ""
+	ta.SetPromptFunc(2, func(pi textarea.PromptInfo) string {
+		if pi.LineNumber == 0 {
+			return "> "
+		}
+		return "  "
+	})
+	ta.Placeholder = `Type a prompt, / for commands, ! for a shell command, # to note in memory`
+	ta.DynamicHeight = true
+	ta.MinHeight = 1
+	ta.MaxHeight = 10
+	ta.CharLimit = 0
+	ta.EndOfBufferCharacter = ' '
+	km := textarea.DefaultKeyMap()
+	km.InsertNewline = key.NewBinding(key.WithKeys("shift+enter", "ctrl+j", "alt+enter"))
+	ta.KeyMap = km
+	s := ta.Styles()
+	s.Focused.CursorLine = s.Focused.Text
+	// A drawn cursor, steady: a blinking one would redraw the prompt twice
+	// a second. (The terminal's own cursor, placed in the prompt, now and
+	// then makes Bubble Tea print above the live region at the wrong row.)
+	s.Cursor.Blink = false
+	ta.SetStyles(s)
+	ta.SetVirtualCursor(true)
+	ta.Focus()
+	return ta
+}
+
+// Init sends the first prompt, if any, and starts the status line.
+func (m *Model) Init() tea.Cmd {
+	var cmds []tea.Cmd
+	if p := strings.TrimSpace(m.cfg.prompt); p != "" {
+		cmds = append(cmds, m.submit(p))
+	}
+	cmds = append(cmds, m.refreshStatusLine(), m.flushPrints())
+	if load := m.cfg.commandDocs; load != nil {
+		cmds = append(cmds, func() tea.Msg { return commandDocsMsg(load()) })
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) resize(w, h int) {
+	if w <= 0 {
+		w = 80
+	}
+	if h <= 0 {
+		h = 24
+	}
+	m.width, m.height = w, h
+	m.input.SetWidth(max(10, w-2))
+	m.input.MaxHeight = max(3, h/3)
+}
+
+// Update handles one message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmds []tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg, sizeMsg:
+		var size tea.WindowSizeMsg
+		switch msg := msg.(type) {
+		case tea.WindowSizeMsg:
+			size = msg
+		case sizeMsg:
+			size = tea.WindowSizeMsg(msg)
+		}
+		m.resize(size.Width, size.Height)
+		if !m.sized && !m.waitingFrame {
+			// Printing above the live region before it has been drawn
+			// once misplaces the lines (Bubble Tea computes from a frame
+			// of height 0): the first print waits for the first frames.
+			m.waitingFrame = true
+			if m.cfg.noTimers {
+				m.sized = true
+			} else {
+				cmds = append(cmds, tea.Tick(50*time.Millisecond, func(time.Time) tea.Msg { return firstFrameMsg{} }))
+			}
+		}
+	case firstFrameMsg:
+		m.sized = true
+	case tea.KeyPressMsg:
+		cmds = append(cmds, m.key(msg))
+	case tea.InterruptMsg:
+		m.quitting = true
+	case tea.PasteMsg:
+		if m.dialog != nil {
+			cmds = append(cmds, m.dialog.paste(msg.Content))
+			break
+		}
+		cmds = append(cmds, m.paste(msg.Content))
+	case engineMsg:
+		cmds = append(cmds, m.engineMessage(msg))
+	case noticeMsg:
+		m.printNotice(msg.text)
+	case permRequestMsg:
+		m.openDialog(msg.req)
+	case permCancelMsg:
+		if m.dialog != nil && m.dialog.req == msg.req {
+			m.dialog = nil
+		}
+	case tickMsg:
+		cmds = append(cmds, m.tick())
+	case printedMsg:
+		m.printing = false
+	case ctrlCExpiredMsg:
+		m.ctrlCArmed = false
+		if m.notice == ctrlCHint {
+			m.notice = ""
+		}
+	case shellDoneMsg:
+		m.shellDone(msg)
+	case statusLineMsg:
+		m.statusBusy = false
+		if msg.err == nil {
+			m.statusText = msg.text
+		}
+	case clearedMsg:
+		cmds = append(cmds, m.cleared(msg.err))
+	case resumedMsg:
+		cmds = append(cmds, m.resumed(msg))
+	case replayMsg:
+		m.replayed(msg)
+	case commandDocsMsg:
+		m.commandDocs = msg
+	case reopenedMsg:
+		cmds = append(cmds, m.reopened(msg))
+	case editorDoneMsg:
+		if msg.err != nil {
+			m.printError("editor: " + msg.err.Error())
+		}
+	}
+	cmds = append(cmds, m.flushPrints())
+	if m.quitting {
+		// Whatever is left is printed before the program ends.
+		return m, tea.Sequence(tea.Batch(cmds...), tea.Quit)
+	}
+	return m, tea.Batch(cmds...)
+}
+
+// print queues text for the scrollback, a blank line apart from what was
+// printed before.
+func (m *Model) print(text string) {
+	if m.cfg.printHook != nil {
+		m.cfg.printHook(text)
+	}
+	if m.printedAny {
+		m.outq = append(m.outq, "")
+	}
+	m.printedAny = true
+	m.outq = append(m.outq, text)
+}
+
+type printedMsg struct{}
+
+type firstFrameMsg struct{}
+
+// flushPrints prints what is queued, one print at a time so that the
+// scrollback keeps the order things happened in.
+func (m *Model) flushPrints() tea.Cmd {
+	if m.printing || !m.sized || len(m.outq) == 0 {
+		return nil
+	}
+	text := strings.Join(m.outq, "\n")
+	m.outq = m.outq[:0]
+	m.printing = true
+	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
+}
+
+type tickMsg struct{}
+
+func tickCmd() tea.Cmd {
+	return tea.Tick(120*time.Millisecond, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// startTicking starts the spinner's clock unless it runs already.
+func (m *Model) startTicking() tea.Cmd {
+	if m.ticking {
+		return nil
+	}
+	m.ticking = true
+	if m.cfg.noTimers {
+		return nil
+	}
+	return tickCmd()
+}
+
+func (m *Model) tick() tea.Cmd {
+	m.frame++
+	if m.runs == 0 && len(m.tools) == 0 {
+		m.ticking = false
+		return nil
+	}
+	return tickCmd()
+}
+
+func (m *Model) busy() bool { return m.runs > 0 }
+
+const ctrlCHint = "Press Ctrl-C again to exit"
+
+type ctrlCExpiredMsg struct{}
+
+// View draws the live region.
+func (m *Model) View() tea.View {
+	var v tea.View
+	if m.quitting {
+		v.SetContent("")
+		return v
+	}
+	v.SetContent(m.render())
+	v.WindowTitle = "tack"
+	return v
+}
