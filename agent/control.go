@@ -14,14 +14,24 @@ type ClientInfo struct {
 	SessionID      string
 	Model          string
 	PermissionMode PermissionMode
-	// Commands are the slash commands a prompt may start with.
-	Commands []string
+	// Commands are the slash commands a prompt may start with;
+	// CommandDetails describes each (same order).
+	Commands       []string
+	CommandDetails []CommandInfo
 	// Agents are the subagents the model may start, by name.
 	Agents []AgentInfo
 	// APIKeySource says where the credentials came from
 	// ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN").
 	APIKeySource string
 	MCPServers   []MCPServerStatus
+}
+
+// CommandInfo describes a slash command: a skill or command the user may
+// run as /Name.
+type CommandInfo struct {
+	Name         string
+	Description  string
+	ArgumentHint string
 }
 
 // AgentInfo is one subagent of a session.
@@ -46,6 +56,15 @@ func (s *agentSession) info() ClientInfo {
 		Agents:         []AgentInfo{},
 		APIKeySource:   init.APIKeySource,
 		MCPServers:     init.MCPServers,
+	}
+	for _, name := range out.Commands {
+		ci := CommandInfo{Name: name}
+		if s.skills != nil {
+			if sk, ok := s.skills.Skill(name); ok {
+				ci.Description, ci.ArgumentHint = sk.ListingDescription(0), sk.ArgumentHint
+			}
+		}
+		out.CommandDetails = append(out.CommandDetails, ci)
 	}
 	if s.subagents != nil {
 		for _, a := range s.subagents.infos() {

@@ -693,3 +693,32 @@ func TestStreamUserMessageWithAnImage(t *testing.T) {
 		t.Errorf("stderr %q", p.errOut.String())
 	}
 }
+
+// TestStreamInitializeDescribesCommands: the initialize answer lists the
+// project's commands with their descriptions and argument hints
+// (supportedCommands() in the SDK).
+func TestStreamInitializeDescribesCommands(t *testing.T) {
+	srv := llmtest.New(t)
+	p := startPeer(t, srv)
+	path := filepath.Join(p.dir, ".claude", "commands", "commit.md")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("---\ndescription: Commit the staged changes\nargument-hint: [message]\n---\nCommit: $ARGUMENTS\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.controlRequest("init", map[string]any{"subtype": "initialize"})
+	resp := p.until(isResponseTo("init"))["response"].(map[string]any)["response"].(map[string]any)
+	var found map[string]any
+	for _, c := range resp["commands"].([]any) {
+		if c.(map[string]any)["name"] == "commit" {
+			found = c.(map[string]any)
+		}
+	}
+	if found == nil || found["description"] != "Commit the staged changes" || found["argumentHint"] != "[message]" {
+		t.Errorf("commands %v", resp["commands"])
+	}
+	if code := p.finish(); code != 0 {
+		t.Fatalf("exit %d: %s", code, p.errOut.String())
+	}
+}

@@ -215,8 +215,8 @@ func sortedKeys[V any](m map[string]V) []string {
 // initResponse is the answer to initialize.
 func initResponse(info agent.ClientInfo, applied initApplied, hooksSent bool) map[string]any {
 	commands := []map[string]any{}
-	for _, c := range info.Commands {
-		commands = append(commands, map[string]any{"name": strings.TrimPrefix(c, "/"), "description": "", "argumentHint": ""})
+	for _, c := range info.CommandDetails {
+		commands = append(commands, map[string]any{"name": strings.TrimPrefix(c.Name, "/"), "description": c.Description, "argumentHint": c.ArgumentHint})
 	}
 	agents := []map[string]any{}
 	for _, a := range info.Agents {
