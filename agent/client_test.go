@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -294,5 +295,54 @@ func TestClientPromptWithAnImage(t *testing.T) {
 	}
 	if img == nil || img.Source.MediaType != "image/png" || img.Source.Data != "iVBORw0KGgpmYWtl" || !strings.Contains(userText(msg), "what is this?") {
 		t.Errorf("first message %+v", msg.Content)
+	}
+}
+
+func TestClientSetNameAddDirAndNotify(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("ok")), llmtest.Reply(llmtest.Text("again")))
+	opts := testOptions(t, srv)
+	var notified []string
+	opts.Hooks = map[HookEvent][]HookMatcher{HookNotification: {{Hooks: []HookCallback{
+		func(_ context.Context, in HookInput, _ json.RawMessage) (*HookOutput, error) {
+			n := in.(*NotificationHookInput)
+			notified = append(notified, n.NotificationType+": "+n.Message)
+			return &HookOutput{SystemMessage: "bell"}, nil
+		}}}}}
+	c, err := NewClient(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send("hi"); err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range c.ReceiveResponse() {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	extra := t.TempDir()
+	if err := c.SetName("release-prep"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddDir(extra); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddDir(filepath.Join(extra, "missing")); err == nil {
+		t.Error("a missing directory was added")
+	}
+	if msgs := c.Notify(context.Background(), "idle_prompt", "tack", "waiting for you"); !slices.Equal(msgs, []string{"bell"}) || !slices.Equal(notified, []string{"idle_prompt: waiting for you"}) {
+		t.Errorf("notify: %v %v", msgs, notified)
+	}
+	id := c.SessionID()
+	c.Close()
+
+	// A resume by the name finds the session and keeps the directory.
+	again := testOptions(t, srv)
+	again.Cwd, again.Env = opts.Cwd, opts.Env
+	again.Resume = "release-prep"
+	msgs := collect(t, context.Background(), "more", again)
+	init := msgs[0].(*SystemMessage).Init
+	if init.SessionID != id || !slices.Contains(init.AdditionalDirs, extra) {
+		t.Errorf("resumed %s with dirs %v, want %s with %s", init.SessionID, init.AdditionalDirs, id, extra)
 	}
 }

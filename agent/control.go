@@ -1,9 +1,15 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
+	"github.com/tackcode/tack/internal/hook"
 	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/protocol"
 )
@@ -94,4 +100,55 @@ func (s *agentSession) setPermissionMode(mode PermissionMode) error {
 		return errors.New("bypassPermissions mode is disabled by the settings (permissions.disableBypassPermissionsMode)")
 	}
 	return s.checker.SetMode(permission.Mode(mode))
+}
+
+// SetName names the session: --resume NAME (and the SDK's listings) find
+// it by that name from now on.
+func (c *Client) SetName(name string) error {
+	s := c.s
+	if strings.TrimSpace(name) == "" {
+		return errors.New("set name: the name is empty")
+	}
+	s.metaMu.Lock()
+	s.opts.Name = name
+	s.metaMu.Unlock()
+	if s.recorder != nil {
+		if err := s.recorder.SetTitle(name); err != nil {
+			return fmt.Errorf("set name: %w", err)
+		}
+	}
+	return s.saveRecord(nil)
+}
+
+// AddDir adds a working directory for the rest of the session (as
+// --add-dir does); it is recorded, so a resume keeps it.
+func (c *Client) AddDir(dir string) error {
+	s := c.s
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(s.cwd, dir)
+	}
+	if fi, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("add directory: %w", err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("add directory: %s is not a directory", dir)
+	}
+	if err := s.checker.AddDir(dir); err != nil {
+		return fmt.Errorf("add directory: %w", err)
+	}
+	s.metaMu.Lock()
+	s.opts.AddDirs = append(slices.Clone(s.opts.AddDirs), dir)
+	s.metaMu.Unlock()
+	return s.saveRecord(nil)
+}
+
+// Notify runs the Notification hooks, as a host does when the session
+// waits for its user ("idle_prompt" after a while at the prompt…), and
+// returns what they asked to show.
+func (c *Client) Notify(ctx context.Context, notificationType, title, message string) []string {
+	s := c.s
+	if !s.hooks.Has(hook.Notification) {
+		return nil
+	}
+	out := s.hooks.Run(ctx, &hook.NotificationInput{Base: s.hookBase(), NotificationType: notificationType, Title: title, Message: message})
+	return append(out.SystemMessages, out.Errors...)
 }

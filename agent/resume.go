@@ -146,7 +146,9 @@ func restoreOptions(o Options, w session.Workflow) Options {
 
 // workflowOf is the record of the options a session runs with.
 func workflowOf(s *agentSession) session.Workflow {
+	s.metaMu.Lock()
 	o := s.opts
+	s.metaMu.Unlock()
 	w := session.Workflow{
 		SessionID: s.engine.SessionID(), Name: o.Name, Cwd: s.cwd,
 		Model: s.engine.Model().ID, FallbackModel: o.FallbackModel, PermissionMode: string(s.checker.Mode()),

@@ -91,6 +91,10 @@ type agentSession struct {
 	modelBeforeSkill *llm.Model
 	skillHooks       map[string]bool
 
+	// metaMu guards what a host may change mid-session in opts: Name,
+	// AddDirs.
+	metaMu sync.Mutex
+
 	// structured is the last StructuredOutput value of the running prompt.
 	structuredMu sync.Mutex
 	structured   json.RawMessage
