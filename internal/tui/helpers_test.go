@@ -24,6 +24,7 @@ type fakeBackend struct {
 	clears     int
 	resumed    []string
 	reopened   []agent.Options
+	notified   []string
 	info       agent.ClientInfo
 }
 
@@ -51,6 +52,10 @@ func (f *fakeBackend) Reopen(change func(*agent.Options)) error {
 	return nil
 }
 func (f *fakeBackend) AllowRule(rule string) error { f.rules = append(f.rules, rule); return nil }
+func (f *fakeBackend) Notify(typ, title, msg string) []string {
+	f.notified = append(f.notified, typ+": "+msg)
+	return []string{"notified"}
+}
 
 // harness is a model under test with what it printed.
 type harness struct {
@@ -108,7 +113,7 @@ func (h *harness) run(cmd tea.Cmd) {
 		for _, c := range msg {
 			h.run(c)
 		}
-	case shellDoneMsg, clearedMsg, statusLineMsg, resumedMsg, replayMsg, commandDocsMsg, reopenedMsg:
+	case shellDoneMsg, clearedMsg, statusLineMsg, resumedMsg, replayMsg, commandDocsMsg, reopenedMsg, noticesMsg:
 		h.send(msg)
 	}
 }

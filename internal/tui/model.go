@@ -28,6 +28,8 @@ type backend interface {
 	Reopen(change func(*agent.Options)) error
 	// AllowRule allows calls matching rule for the rest of the run.
 	AllowRule(rule string) error
+	// Notify runs the Notification hooks and returns what they ask to show.
+	Notify(notificationType, title, message string) []string
 }
 
 type modelConfig struct {
@@ -89,6 +91,7 @@ type Model struct {
 	streamedTexts int
 	thinking      bool
 	tools         []*toolCall // running tool calls, oldest first
+	idleSeq       int         // numbers the waits for the user (idle.go)
 	cost          costTally
 	// lastContext is the size of the last request (input and cache
 	// tokens): what fills the context window.
@@ -236,7 +239,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case firstFrameMsg:
 		m.sized = true
 	case tea.KeyPressMsg:
+		m.disarmIdle()
 		cmds = append(cmds, m.key(msg))
+	case idleMsg:
+		cmds = append(cmds, m.idle(msg))
+	case noticesMsg:
+		for _, n := range msg {
+			m.printNotice(n)
+		}
 	case tea.InterruptMsg:
 		m.quitting = true
 	case tea.PasteMsg:
@@ -247,6 +257,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.paste(msg.Content))
 	case engineMsg:
 		cmds = append(cmds, m.engineMessage(msg))
+		if _, done := msg.msg.(*agent.ResultMessage); done && !m.busy() {
+			cmds = append(cmds, m.armIdle())
+		}
 	case noticeMsg:
 		m.printNotice(msg.text)
 	case permRequestMsg:

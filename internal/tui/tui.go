@@ -39,6 +39,7 @@ type Engine interface {
 	Info() agent.ClientInfo
 	MCPServers() []agent.MCPServerStatus
 	Flush(ctx context.Context) error
+	Notify(ctx context.Context, notificationType, title, message string) []string
 	Close() error
 }
 
@@ -235,6 +236,9 @@ func (h *host) SetPermissionMode(mode agent.PermissionMode) error {
 	return h.engine().SetPermissionMode(mode)
 }
 func (h *host) Info() agent.ClientInfo              { return h.engine().Info() }
+func (h *host) Notify(typ, title, message string) []string {
+	return h.engine().Notify(h.ctx, typ, title, message)
+}
 func (h *host) MCPServers() []agent.MCPServerStatus { return h.engine().MCPServers() }
 
 // Clear ends the session and starts a new, empty one with the same options

@@ -1,0 +1,37 @@
+package tui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tackcode/tack/agent"
+)
+
+// TestIdlePromptNotifies: after a run ends, a wait the user leaves alone
+// fires the Notification hooks once; a key press cancels the wait.
+func TestIdlePromptNotifies(t *testing.T) {
+	h := newHarness(t)
+	h.typeText("hello")
+	h.enter()
+	h.send(engineMsg{msg: &agent.ResultMessage{Type: "result", Subtype: "success"}})
+	wait := idleMsg{seq: h.m.idleSeq}
+
+	// A key press in between: the wait is stale.
+	h.typeText("x")
+	h.send(wait)
+	if len(h.be.notified) != 0 {
+		t.Fatalf("notified after the user typed: %v", h.be.notified)
+	}
+
+	h.send(engineMsg{msg: &agent.ResultMessage{Type: "result", Subtype: "success"}})
+	wait = idleMsg{seq: h.m.idleSeq}
+	h.send(wait)
+	h.send(wait) // once per wait
+	if !slices.Equal(h.be.notified, []string{"idle_prompt: tack is waiting for your input"}) {
+		t.Errorf("notified %v", h.be.notified)
+	}
+	if !strings.Contains(h.allPrinted(), "notified") {
+		t.Errorf("the hooks' message was not shown: %q", h.allPrinted())
+	}
+}
