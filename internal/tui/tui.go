@@ -235,7 +235,7 @@ func (h *host) SetModel(model string) string {
 func (h *host) SetPermissionMode(mode agent.PermissionMode) error {
 	return h.engine().SetPermissionMode(mode)
 }
-func (h *host) Info() agent.ClientInfo              { return h.engine().Info() }
+func (h *host) Info() agent.ClientInfo { return h.engine().Info() }
 func (h *host) Notify(typ, title, message string) []string {
 	return h.engine().Notify(h.ctx, typ, title, message)
 }
