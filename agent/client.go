@@ -41,6 +41,9 @@ type Prompt struct {
 // ContentBlock is one block of a message's content.
 type ContentBlock = llm.Block
 
+// TextBlock is text for a prompt's Content.
+func TextBlock(text string) ContentBlock { return llm.Text(text) }
+
 // ImageBlock is an image for a prompt's Content: data in mediaType
 // (image/png, image/jpeg, image/gif or image/webp).
 func ImageBlock(mediaType string, data []byte) ContentBlock {

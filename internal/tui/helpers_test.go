@@ -25,11 +25,17 @@ type fakeBackend struct {
 	resumed    []string
 	reopened   []agent.Options
 	notified   []string
+	prompts    []agent.Prompt
 	info       agent.ClientInfo
 }
 
 func (f *fakeBackend) Send(p string) error { f.sent = append(f.sent, p); return nil }
-func (f *fakeBackend) Interrupt()          { f.interrupts++ }
+func (f *fakeBackend) SendPrompt(p agent.Prompt) error {
+	f.sent = append(f.sent, p.Text)
+	f.prompts = append(f.prompts, p)
+	return nil
+}
+func (f *fakeBackend) Interrupt() { f.interrupts++ }
 func (f *fakeBackend) SetModel(name string) string {
 	f.models = append(f.models, name)
 	if name == "" {

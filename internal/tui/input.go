@@ -12,6 +12,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/tackcode/tack/agent"
 )
 
 // key handles a key press.
@@ -191,8 +193,13 @@ const (
 	pasteBytes = 2000
 )
 
-// paste inserts pasted text, or a placeholder for a large one.
+// paste inserts pasted text, or a placeholder for a large one or for an
+// image file's path.
 func (m *Model) paste(content string) tea.Cmd {
+	if path := pastedImagePath(m.cfg.cwd, content); path != "" {
+		m.pasteImage(path)
+		return nil
+	}
 	content = strings.ReplaceAll(content, "\r\n", "\n")
 	content = strings.ReplaceAll(content, "\r", "\n")
 	lines := strings.Count(content, "\n") + 1
@@ -241,7 +248,8 @@ func (m *Model) submit(text string) tea.Cmd {
 			return cmd
 		}
 	}
-	return m.sendPrompt(shown, m.attachMentions(prompt))
+	images := m.takeImages(prompt)
+	return m.sendPrompt(shown, m.attachMentions(prompt), images...)
 }
 
 // maxMention bounds the size of a file an @mention attaches.
@@ -260,7 +268,7 @@ func (m *Model) attachMentions(prompt string) string {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(m.cfg.cwd, path)
 		}
-		if seen[path] {
+		if seen[path] || imageType(path) != "" { // images go as image blocks
 			continue
 		}
 		seen[path] = true
@@ -281,14 +289,20 @@ func (m *Model) attachMentions(prompt string) string {
 	return prompt + strings.TrimRight(b.String(), "\n")
 }
 
-// sendPrompt echoes shown and sends prompt to the session.
-func (m *Model) sendPrompt(shown, prompt string) tea.Cmd {
+// sendPrompt echoes shown and sends prompt to the session, with images.
+func (m *Model) sendPrompt(shown, prompt string, images ...agent.ContentBlock) tea.Cmd {
 	m.print(m.st.user.Render(indentBlock(shown, "> ", "  ")))
 	if len(m.bashNotes) > 0 {
 		prompt = strings.Join(m.bashNotes, "\n") + "\n\n" + prompt
 		m.bashNotes = nil
 	}
-	if err := m.be.Send(prompt); err != nil {
+	var err error
+	if len(images) > 0 {
+		err = m.be.SendPrompt(agent.Prompt{Text: prompt, Content: append([]agent.ContentBlock{agent.TextBlock(prompt)}, images...)})
+	} else {
+		err = m.be.Send(prompt)
+	}
+	if err != nil {
 		m.printError(err.Error())
 		return nil
 	}

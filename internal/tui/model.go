@@ -15,6 +15,8 @@ import (
 // backend is what the model asks of the session; *host is the real one.
 type backend interface {
 	Send(prompt string) error
+	// SendPrompt sends a prompt with images.
+	SendPrompt(p agent.Prompt) error
 	Interrupt()
 	SetModel(model string) string
 	SetPermissionMode(mode agent.PermissionMode) error
@@ -90,8 +92,9 @@ type Model struct {
 	blockTypes    map[int]string
 	streamedTexts int
 	thinking      bool
-	tools         []*toolCall // running tool calls, oldest first
-	idleSeq       int         // numbers the waits for the user (idle.go)
+	tools         []*toolCall          // running tool calls, oldest first
+	idleSeq       int                  // numbers the waits for the user (idle.go)
+	images        []agent.ContentBlock // pasted images, by placeholder number
 	cost          costTally
 	// lastContext is the size of the last request (input and cache
 	// tokens): what fills the context window.

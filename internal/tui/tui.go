@@ -32,6 +32,7 @@ import (
 // Engine is what the UI needs of a session; *agent.Client is one.
 type Engine interface {
 	Send(prompt string) error
+	SendPrompt(p agent.Prompt) error
 	Messages() iter.Seq2[agent.Message, error]
 	Interrupt() (stillQueued []string)
 	SetModel(model string) string
@@ -227,8 +228,9 @@ func (h *host) close() {
 	}
 }
 
-func (h *host) Send(prompt string) error { return h.engine().Send(prompt) }
-func (h *host) Interrupt()               { h.engine().Interrupt() }
+func (h *host) Send(prompt string) error        { return h.engine().Send(prompt) }
+func (h *host) SendPrompt(p agent.Prompt) error { return h.engine().SendPrompt(p) }
+func (h *host) Interrupt()                      { h.engine().Interrupt() }
 func (h *host) SetModel(model string) string {
 	return h.engine().SetModel(model)
 }

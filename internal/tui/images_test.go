@@ -1,0 +1,52 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/tackcode/tack/internal/llm"
+)
+
+func TestImagesGoAsImageBlocks(t *testing.T) {
+	h := newHarness(t)
+	cwd := h.m.cfg.cwd
+	png := []byte("\x89PNG\r\n\x1a\nshot")
+	for _, name := range []string{"shot one.png", "diagram.webp"} {
+		if err := os.WriteFile(filepath.Join(cwd, name), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Dropping a file on the terminal pastes its path, quoted.
+	h.send(tea.PasteMsg{Content: "'" + filepath.Join(cwd, "shot one.png") + "'"})
+	if v := h.m.input.Value(); v != "[Image #1]" {
+		t.Fatalf("input %q", v)
+	}
+	h.typeText(" what is wrong here, and in @diagram.webp?")
+	h.enter()
+	if len(h.be.prompts) != 1 {
+		t.Fatalf("prompts %+v (sent %q)", h.be.prompts, h.be.sent)
+	}
+	p := h.be.prompts[0]
+	var images []string
+	for _, b := range p.Content {
+		if b.Type == llm.TypeImage {
+			images = append(images, b.Source.MediaType)
+		}
+	}
+	if strings.Join(images, ",") != "image/png,image/webp" || !strings.Contains(p.Text, "what is wrong here") {
+		t.Errorf("prompt %q with images %v", p.Text, images)
+	}
+	if strings.Contains(p.Text, "\x89PNG") {
+		t.Error("an image was attached as text")
+	}
+
+	// A path to something else is pasted as text.
+	h.send(tea.PasteMsg{Content: filepath.Join(cwd, "notes.txt")})
+	if v := h.m.input.Value(); !strings.HasSuffix(v, "notes.txt") {
+		t.Errorf("input %q", v)
+	}
+}
