@@ -49,6 +49,7 @@ var builtins = []builtin{
 	{"config", "", "list the settings files read"},
 	{"memory", "", "edit the project's CLAUDE.md in $EDITOR"},
 	{"init", "", "write a CLAUDE.md describing this repository"},
+	{"reload-plugins", "", "load the plugins, skills, commands and agents again"},
 	{"doctor", "", "check the installation"},
 	{"exit", "", "leave tack"},
 	{"quit", "", "leave tack"},
@@ -91,6 +92,9 @@ func (m *Model) runBuiltin(name, args string) tea.Cmd {
 		return m.cmdMemory()
 	case "init":
 		return m.cmdInit()
+	case "reload-plugins":
+		// The session is reopened: it reads its extensions anew.
+		return m.reopen("Reloaded the plugins, skills, commands and agents", func(*agent.Options) {})
 	case "doctor":
 		return m.cmdDoctor()
 	case "exit", "quit":

@@ -35,3 +35,15 @@ func TestIdlePromptNotifies(t *testing.T) {
 		t.Errorf("the hooks' message was not shown: %q", h.allPrinted())
 	}
 }
+
+func TestReloadPluginsReopensTheSession(t *testing.T) {
+	h := newHarness(t)
+	h.typeText("/reload-plugins")
+	h.enter()
+	if len(h.be.reopened) != 1 {
+		t.Fatalf("reopened %d times", len(h.be.reopened))
+	}
+	if !strings.Contains(h.allPrinted(), "Reloaded the plugins") {
+		t.Errorf("printed %q", h.allPrinted())
+	}
+}
