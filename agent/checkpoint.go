@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tackcode/tack/internal/atomicfile"
 	"github.com/tackcode/tack/internal/tool"
 )
 
@@ -148,19 +149,8 @@ func restoreFile(path string, snap snapshot) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("restore %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".rewind-*")
-	if err != nil {
-		return fmt.Errorf("restore %s: %w", path, err)
-	}
-	_, werr := tmp.Write(snap.data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), snap.mode)); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("restore %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("restore %s: %w", path, err)
+	if err := atomicfile.Write(path, snap.data, snap.mode); err != nil {
+		return fmt.Errorf("restore: %w", err)
 	}
 	return nil
 }

@@ -73,7 +73,8 @@ func newEngine(run script) *engine {
 	return e
 }
 
-func (e *engine) Send(p string) error { e.queue <- p; return nil }
+func (e *engine) Send(p string) error             { e.queue <- p; return nil }
+func (e *engine) SendPrompt(p agent.Prompt) error { e.queue <- p.Text; return nil }
 func (e *engine) Messages() iter.Seq2[agent.Message, error] {
 	return func(yield func(agent.Message, error) bool) {
 		for m := range e.out {
@@ -92,6 +93,10 @@ func (e *engine) Info() agent.ClientInfo {
 func (e *engine) MCPServers() []agent.MCPServerStatus { return nil }
 func (e *engine) Flush(context.Context) error         { return nil }
 func (e *engine) Close() error                        { e.cancel(); return nil }
+func (e *engine) Notify(context.Context, string, string, string) []string {
+	return nil
+}
+func (e *engine) RewindFiles(string, bool) agent.RewindResult { return agent.RewindResult{} }
 
 // terminal counts what the UI writes and signals writes holding a marker.
 type terminal struct {

@@ -284,6 +284,13 @@ func (s *Session) RunAs(ctx context.Context, messageUUID string, prompt []llm.Bl
 		r.parentID = &id
 	}
 	res := r.loop(prompt)
+	// The run no longer takes injected messages once its result is out:
+	// what came too late goes to the caller (TakeUndelivered).
+	s.mu.Lock()
+	s.current = nil
+	s.undelivered = append(s.undelivered, s.injected...)
+	s.injected = nil
+	s.mu.Unlock()
 	if s.cfg.Recorder != nil {
 		if err := s.cfg.Recorder.Sync(); err != nil && r.recordErr == nil {
 			r.recordErr = err

@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tackcode/tack/internal/atomicfile"
 )
 
 // This file keeps the plugins a user installs from marketplaces, in the
@@ -161,7 +163,10 @@ func writeObject(path string, m any) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return writeAtomic(path, append(data, '\n'), 0o644)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return atomicfile.Write(path, append(data, '\n'), 0o644)
 }
 
 // Marketplaces returns the known marketplaces, sorted by name.

@@ -77,7 +77,7 @@ func TestEditRefusesBrokenSettings(t *testing.T) {
 	in := "{\n  \"a\": 1,\n}\n"
 	os.WriteFile(p, []byte(in), 0o644)
 	err := SetPluginEnabled(p, "p@m", true)
-	if err == nil || !strings.Contains(err.Error(), "settings.json:3:1: invalid JSON") {
+	if err == nil || !strings.Contains(err.Error(), "settings.json:2:9: invalid JSON: trailing comma") {
 		t.Errorf("err = %v", err)
 	}
 	if got, _ := os.ReadFile(p); string(got) != in {

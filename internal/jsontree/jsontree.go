@@ -20,7 +20,10 @@
 // subtrees it leaves Shallow are checked to be valid JSON and their extent
 // recorded, but nothing below them is allocated.
 //
-// The package depends on the standard library only.
+// An Editor (edit.go) changes one member of a document's text, or appends
+// one element to a list, and leaves every other byte as it was.
+//
+// The package depends on the standard library and internal/jsonx only.
 package jsontree
 
 import (

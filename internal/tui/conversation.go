@@ -194,7 +194,8 @@ func (m *Model) printText(md string) {
 		bullet = m.st.accent.Render("⏺") + " "
 		m.stream.printed = true
 	}
-	// glamour indents by two; the bullet takes that place on the first line.
+	// Markdown is indented by two; the bullet takes that place on the first
+	// line.
 	out = strings.TrimPrefix(out, "  ")
 	m.print(bullet + out)
 }

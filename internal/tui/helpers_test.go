@@ -26,6 +26,7 @@ type fakeBackend struct {
 	reopened   []agent.Options
 	notified   []string
 	prompts    []agent.Prompt
+	rewound    []string
 	info       agent.ClientInfo
 }
 
@@ -58,6 +59,10 @@ func (f *fakeBackend) Reopen(change func(*agent.Options)) error {
 	return nil
 }
 func (f *fakeBackend) AllowRule(rule string) error { f.rules = append(f.rules, rule); return nil }
+func (f *fakeBackend) RewindFiles(id string) agent.RewindResult {
+	f.rewound = append(f.rewound, id)
+	return agent.RewindResult{CanRewind: true}
+}
 func (f *fakeBackend) Notify(typ, title, msg string) []string {
 	f.notified = append(f.notified, typ+": "+msg)
 	return []string{"notified"}
@@ -119,7 +124,7 @@ func (h *harness) run(cmd tea.Cmd) {
 		for _, c := range msg {
 			h.run(c)
 		}
-	case shellDoneMsg, clearedMsg, statusLineMsg, resumedMsg, replayMsg, commandDocsMsg, reopenedMsg, noticesMsg:
+	case shellDoneMsg, clearedMsg, statusLineMsg, resumedMsg, replayMsg, commandDocsMsg, reopenedMsg, noticesMsg, rewoundMsg:
 		h.send(msg)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/tackcode/tack/internal/atomicfile"
 )
 
 // maxHistory bounds the prompts kept (in memory and on disk).
@@ -67,7 +69,7 @@ func (h *history) rewrite() {
 		}
 		b = append(append(b, line...), '\n')
 	}
-	_ = writeFileAtomic(h.path, b, 0o600)
+	_ = atomicfile.Write(h.path, b, 0o600)
 }
 
 // add records a prompt (not twice in a row) and ends browsing.

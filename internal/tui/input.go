@@ -296,13 +296,13 @@ func (m *Model) sendPrompt(shown, prompt string, images ...agent.ContentBlock) t
 		prompt = strings.Join(m.bashNotes, "\n") + "\n\n" + prompt
 		m.bashNotes = nil
 	}
-	var err error
+	// Each prompt carries its id: Esc Esc can rewind to before it.
+	p := agent.Prompt{Text: prompt, ID: m.newTurn(shown)}
 	if len(images) > 0 {
-		err = m.be.SendPrompt(agent.Prompt{Text: prompt, Content: append([]agent.ContentBlock{agent.TextBlock(prompt)}, images...)})
-	} else {
-		err = m.be.Send(prompt)
+		p.Content = append([]agent.ContentBlock{agent.TextBlock(prompt)}, images...)
 	}
-	if err != nil {
+	if err := m.be.SendPrompt(p); err != nil {
+		m.turns = m.turns[:len(m.turns)-1]
 		m.printError(err.Error())
 		return nil
 	}

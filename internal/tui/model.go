@@ -30,6 +30,8 @@ type backend interface {
 	Reopen(change func(*agent.Options)) error
 	// AllowRule allows calls matching rule for the rest of the run.
 	AllowRule(rule string) error
+	// RewindFiles puts the files back as they were before the prompt id.
+	RewindFiles(id string) agent.RewindResult
 	// Notify runs the Notification hooks and returns what they ask to show.
 	Notify(notificationType, title, message string) []string
 }
@@ -95,6 +97,8 @@ type Model struct {
 	tools         []*toolCall          // running tool calls, oldest first
 	idleSeq       int                  // numbers the waits for the user (idle.go)
 	images        []agent.ContentBlock // pasted images, by placeholder number
+	turns         []turnMark           // the prompts of this session (checkpoints.go)
+	lastUUID      string               // the conversation's last message
 	cost          costTally
 	// lastContext is the size of the last request (input and cache
 	// tokens): what fills the context window.
@@ -244,6 +248,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		m.disarmIdle()
 		cmds = append(cmds, m.key(msg))
+	case rewoundMsg:
+		cmds = append(cmds, m.rewound(msg))
 	case idleMsg:
 		cmds = append(cmds, m.idle(msg))
 	case noticesMsg:
@@ -259,6 +265,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		cmds = append(cmds, m.paste(msg.Content))
 	case engineMsg:
+		m.seen(msg.msg)
 		cmds = append(cmds, m.engineMessage(msg))
 		if _, done := msg.msg.(*agent.ResultMessage); done && !m.busy() {
 			cmds = append(cmds, m.armIdle())

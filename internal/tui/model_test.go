@@ -2,8 +2,10 @@ package tui
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -665,23 +667,19 @@ func TestCompletionShowsCommandDescriptionsAndHints(t *testing.T) {
 
 func TestEscEscOpensEarlierPrompts(t *testing.T) {
 	h := newHarness(t)
-	for _, p := range []string{"first", "second"} {
-		h.typeText(p)
-		h.enter()
-		h.send(engineMsg{msg: result(0)})
-	}
+	// A new session: the prompts of the history come back to edit.
+	h.m.history.entries = []string{"older one", "old two"}
 	h.press(tea.KeyEscape)
 	if h.m.prompts != nil {
 		t.Fatal("one Esc opened the picker")
 	}
 	h.press(tea.KeyEscape)
-	v := h.view()
-	if !strings.Contains(v, "Earlier prompts") || strings.Index(v, "second") > strings.Index(v, "first") {
+	if v := h.view(); !strings.Contains(v, "Earlier prompts") || strings.Index(v, "old two") > strings.Index(v, "older one") {
 		t.Fatalf("picker:\n%s", v)
 	}
 	h.press(tea.KeyDown)
 	h.enter()
-	if h.m.prompts != nil || h.m.input.Value() != "first" || len(h.be.sent) != 2 {
+	if h.m.prompts != nil || h.m.input.Value() != "older one" || len(h.be.sent) != 0 {
 		t.Errorf("input %q sent %q", h.m.input.Value(), h.be.sent)
 	}
 	// Esc, then Esc long after, is not Esc Esc.
@@ -691,6 +689,43 @@ func TestEscEscOpensEarlierPrompts(t *testing.T) {
 	h.press(tea.KeyEscape)
 	if h.m.prompts != nil {
 		t.Error("two distant Esc opened the picker")
+	}
+}
+
+// TestEscEscRewindsThisSession: with prompts of its own, Esc Esc lists them
+// and choosing one rewinds the files and the conversation to before it.
+func TestEscEscRewindsThisSession(t *testing.T) {
+	h := newHarness(t)
+	for i, p := range []string{"first", "second"} {
+		h.typeText(p)
+		h.enter()
+		h.send(engineMsg{msg: &agent.AssistantMessage{Type: "assistant", UUID: fmt.Sprintf("answer-%d", i),
+			Message: assistant(llm.Text("ok")).Message}})
+		h.send(engineMsg{msg: result(0)})
+	}
+	ids := []string{h.be.prompts[0].ID, h.be.prompts[1].ID}
+	if ids[0] == "" || ids[0] == ids[1] {
+		t.Fatalf("prompt ids %q", ids)
+	}
+	h.press(tea.KeyEscape)
+	h.press(tea.KeyEscape)
+	if v := h.view(); !strings.Contains(v, "Rewind") || strings.Index(v, "second") > strings.Index(v, "first") {
+		t.Fatalf("picker:\n%s", v)
+	}
+	h.enter() // the newest: "second"
+	if !slices.Equal(h.be.rewound, ids[1:]) || len(h.be.reopened) != 1 || h.be.reopened[0].ResumeSessionAt != "answer-0" {
+		t.Fatalf("rewound %q, reopened %+v", h.be.rewound, h.be.reopened)
+	}
+	if h.m.input.Value() != "second" || !strings.Contains(h.allPrinted(), "Rewound to before “second”") {
+		t.Errorf("input %q, printed %q", h.m.input.Value(), h.allPrinted())
+	}
+	// Back to the first prompt: the conversation starts over.
+	h.m.input.Reset()
+	h.press(tea.KeyEscape)
+	h.press(tea.KeyEscape)
+	h.enter()
+	if !slices.Equal(h.be.rewound, []string{ids[1], ids[0]}) || h.be.clears != 1 || len(h.m.turns) != 0 {
+		t.Errorf("rewound %q, clears %d, turns %d", h.be.rewound, h.be.clears, len(h.m.turns))
 	}
 }
 

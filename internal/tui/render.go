@@ -2,14 +2,13 @@ package tui
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
-	"charm.land/glamour/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tackcode/tack/internal/diff"
+	mdrender "github.com/tackcode/tack/internal/tui/markdown"
 )
 
 // styles are the UI's colours, made once.
@@ -42,49 +41,35 @@ func newStyles() styles {
 	}
 }
 
-// markdown renders finished Markdown with glamour, keeping one renderer per
-// width (making one is the expensive part).
+// markdown renders finished Markdown, indented by two columns (the
+// assistant's bullet takes their place on the first line). Its renderer is
+// made on first use. The output is always styled, as everything else the UI
+// prints is.
 type markdown struct {
-	width int
-	r     *glamour.TermRenderer
+	r *mdrender.Renderer
 }
 
 func newMarkdown() *markdown { return &markdown{} }
 
-// render returns md rendered for width columns, without the blank lines
-// glamour puts around a document. On error the text is returned as is.
+// mdMargin is the indent of rendered Markdown.
+const mdMargin = "  "
+
+// render returns md rendered for width columns, with no blank lines at
+// either end.
 func (g *markdown) render(md string, width int) string {
 	if strings.TrimSpace(md) == "" {
 		return ""
 	}
-	if g.r == nil || g.width != width {
-		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(max(20, width-4)))
-		if err != nil {
-			return wrap(md, width)
+	if g.r == nil {
+		g.r = mdrender.New(mdrender.Options{Color: true})
+	}
+	lines := strings.Split(g.r.Render(md, max(20, width-2*len(mdMargin))), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = mdMargin + l
 		}
-		g.r, g.width = r, width
 	}
-	out, err := g.r.Render(md)
-	if err != nil {
-		return wrap(md, width)
-	}
-	return trimBlankLines(out)
-}
-
-// trimBlankLines drops the blank (or blanks-only) lines at both ends.
-func trimBlankLines(s string) string {
-	lines := strings.Split(s, "\n")
-	start, end := 0, len(lines)
-	for start < end && strings.TrimSpace(ansi.Strip(lines[start])) == "" {
-		start++
-	}
-	for end > start && strings.TrimSpace(ansi.Strip(lines[end-1])) == "" {
-		end--
-	}
-	for i := start; i < end; i++ {
-		lines[i] = squeezeSGR(trimRightStyled(lines[i]))
-	}
-	return strings.Join(lines[start:end], "\n")
+	return strings.Join(lines, "\n")
 }
 
 // wrap wraps plain or styled text to width columns.
@@ -212,26 +197,3 @@ func tokens(n int64) string {
 
 // visibleWidth is the width of styled text in cells.
 func visibleWidth(s string) int { return ansi.StringWidth(s) }
-
-// emptySGR matches styles that end before styling anything.
-var emptySGR = regexp.MustCompile(`(?:\x1b\[[0-9;]*m)+\x1b\[0?m`)
-
-// squeezeSGR drops the styles glamour opens and closes around nothing.
-func squeezeSGR(line string) string {
-	return emptySGR.ReplaceAllString(line, "\x1b[m")
-}
-
-// trimRightStyled drops the trailing blanks of a styled line (glamour pads
-// lines to the wrap width), so that text copied from the terminal has none.
-func trimRightStyled(line string) string {
-	plain := ansi.Strip(line)
-	trimmed := strings.TrimRight(plain, " ")
-	if len(trimmed) == len(plain) {
-		return line
-	}
-	out := ansi.Truncate(line, ansi.StringWidth(trimmed), "")
-	if strings.Contains(out, "\x1b[") {
-		out += "\x1b[m"
-	}
-	return out
-}

@@ -12,10 +12,16 @@ import (
 const escEscWindow = 700 * time.Millisecond
 
 // promptPicker lists earlier prompts (Esc Esc on an empty prompt): the one
-// chosen comes back into the input, to edit and send again.
+// chosen comes back into the input, to edit and send again. When the
+// session has prompts of its own, those are listed and choosing one
+// rewinds to before it (checkpoints.go).
 type promptPicker struct {
 	prompts []string // newest first
 	sel     int
+	// rewind: prompts are this session's, turns[i] is prompts[i]'s index
+	// in Model.turns.
+	rewind bool
+	turns  []int
 }
 
 // maxPromptPicker bounds the prompts listed.
@@ -34,6 +40,15 @@ func (m *Model) escOnEmpty() {
 }
 
 func (m *Model) openPromptPicker() {
+	if len(m.turns) > 0 {
+		p := &promptPicker{rewind: true}
+		for i := len(m.turns) - 1; i >= 0 && len(p.prompts) < maxPromptPicker; i-- {
+			p.prompts = append(p.prompts, m.turns[i].text)
+			p.turns = append(p.turns, i)
+		}
+		m.prompts = p
+		return
+	}
 	var list []string
 	for i := len(m.history.entries) - 1; i >= 0 && len(list) < maxPromptPicker; i-- {
 		list = append(list, m.history.entries[i])
@@ -55,8 +70,11 @@ func (m *Model) promptPickerKey(k tea.KeyPressMsg) tea.Cmd {
 	case "esc", "q":
 		m.prompts = nil
 	case "enter":
-		m.setInput(p.prompts[p.sel])
 		m.prompts = nil
+		if p.rewind {
+			return m.rewindTo(p.turns[p.sel])
+		}
+		m.setInput(p.prompts[p.sel])
 	}
 	return nil
 }
@@ -65,7 +83,11 @@ func (m *Model) renderPromptPicker() string {
 	p := m.prompts
 	st := m.st
 	var b strings.Builder
-	b.WriteString(st.bold.Render("Earlier prompts") + st.dim.Render("  ↑/↓ choose · Enter edit · Esc cancel") + "\n\n")
+	if p.rewind {
+		b.WriteString(st.bold.Render("Rewind") + st.dim.Render("  ↑/↓ choose · Enter undo this prompt and what followed (files and conversation) · Esc cancel") + "\n\n")
+	} else {
+		b.WriteString(st.bold.Render("Earlier prompts") + st.dim.Render("  ↑/↓ choose · Enter edit · Esc cancel") + "\n\n")
+	}
 	n := min(len(p.prompts), max(3, m.height-10))
 	start := 0
 	if p.sel >= n {

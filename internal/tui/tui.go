@@ -41,6 +41,7 @@ type Engine interface {
 	MCPServers() []agent.MCPServerStatus
 	Flush(ctx context.Context) error
 	Notify(ctx context.Context, notificationType, title, message string) []string
+	RewindFiles(messageID string, dryRun bool) agent.RewindResult
 	Close() error
 }
 
@@ -103,6 +104,7 @@ func Run(ctx context.Context, cfg Config) error {
 	opts := cfg.Options
 	opts.Cwd = cwd
 	opts.IncludePartialMessages = true
+	opts.FileCheckpointing = true // for the rewind (Esc Esc)
 	opts.CanUseTool = h.canUseTool
 	opts.Notify = func(msg string) { h.send(noticeMsg{text: msg}) }
 	h.opts = opts
@@ -237,7 +239,8 @@ func (h *host) SetModel(model string) string {
 func (h *host) SetPermissionMode(mode agent.PermissionMode) error {
 	return h.engine().SetPermissionMode(mode)
 }
-func (h *host) Info() agent.ClientInfo { return h.engine().Info() }
+func (h *host) Info() agent.ClientInfo                   { return h.engine().Info() }
+func (h *host) RewindFiles(id string) agent.RewindResult { return h.engine().RewindFiles(id, false) }
 func (h *host) Notify(typ, title, message string) []string {
 	return h.engine().Notify(h.ctx, typ, title, message)
 }

@@ -12,7 +12,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tackcode/tack/internal/atomicfile"
 	"github.com/tackcode/tack/internal/jsontree"
+	"github.com/tackcode/tack/internal/jsonx"
 )
 
 // Files are the configuration files of one project: Claude Code's global
@@ -238,13 +240,17 @@ func (f Files) AddServer(scope Scope, name string, entry json.RawMessage, replac
 	}
 	path := append(f.serversPath(scope), name)
 	file := f.Path(scope)
-	err := f.edit(scope, func(e *editor) (bool, error) {
+	err := f.edit(scope, func(e *jsontree.Editor) (bool, error) {
 		if !replace {
-			if src, ok := e.locate(path); ok {
-				return false, fmt.Errorf("MCP server %q %w in %s config (%s)", name, ErrExists, scope, src.at(file))
+			at, ok, err := locate(e, path)
+			if err != nil {
+				return false, err
+			}
+			if ok {
+				return false, fmt.Errorf("MCP server %q %w in %s config (%s)", name, ErrExists, scope, at.in(file))
 			}
 		}
-		return true, e.set(path, entry)
+		return true, e.Set(path, entry)
 	})
 	return file, err
 }
@@ -270,8 +276,8 @@ func (f Files) RemoveServer(scope Scope, name string) (Scope, string, error) {
 		return "", "", fmt.Errorf("cannot remove a server from scope %q", scope)
 	}
 	file := f.Path(scope)
-	err := f.edit(scope, func(e *editor) (bool, error) {
-		found, err := e.remove(append(f.serversPath(scope), name))
+	err := f.edit(scope, func(e *jsontree.Editor) (bool, error) {
+		found, err := e.Remove(append(f.serversPath(scope), name))
 		if err == nil && !found {
 			err = fmt.Errorf("%w named %q in %s config (%s)", ErrNotFound, name, scope, file)
 		}
@@ -297,46 +303,41 @@ func (f Files) Defined(name string) ([]Scope, error) {
 		if !exists {
 			continue
 		}
-		e := newEditor(src)
-		if _, err := e.parse(nil); err != nil {
+		_, ok, err := locate(jsontree.NewEditor(src), append(f.serversPath(s), name))
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
-		if _, ok := e.locate(append(f.serversPath(s), name)); ok {
+		if ok {
 			out = append(out, s)
 		}
 	}
 	return out, nil
 }
 
-// location is an offset in an editor's text.
+// location is an offset in a document's text.
 type location struct {
-	e   *editor
-	off int
+	text []byte
+	off  int
 }
 
-func (l location) at(path string) string {
-	line, col := jsontree.NewLines(l.e.src).Pos(l.off)
-	return fmt.Sprintf("%s:%d:%d", path, line, col)
+// in names the location in file as path:line:col.
+func (l location) in(file string) string {
+	line, col := jsontree.NewLines(l.text).Pos(l.off)
+	return fmt.Sprintf("%s:%d:%d", file, line, col)
 }
 
-// locate finds the member at path.
-func (e *editor) locate(path []string) (location, bool) {
-	root, err := e.parse(path)
+// locate finds the key of the member at path; the error is for a document
+// the editor cannot read.
+func locate(e *jsontree.Editor, path []string) (location, bool, error) {
+	obj, err := e.Lookup(path[:len(path)-1])
 	if err != nil {
-		return location{}, false
+		return location{}, false, err
 	}
-	obj := root
-	for i, key := range path {
-		idx := obj.Index(key)
-		if idx < 0 {
-			return location{}, false
-		}
-		if i == len(path)-1 {
-			return location{e, obj.Members[idx].KeyOff}, true
-		}
-		obj = obj.Members[idx].Value
+	idx := obj.Index(path[len(path)-1])
+	if idx < 0 {
+		return location{}, false, nil
 	}
-	return location{}, false
+	return location{e.Text(), obj.Members[idx].KeyOff}, true, nil
 }
 
 // SetApproval records the user's answer for project server name in
@@ -348,11 +349,11 @@ func (f Files) SetApproval(name string, approved bool) error {
 	if !approved {
 		add, drop = drop, add
 	}
-	return f.edit(ScopeLocal, func(e *editor) (bool, error) {
+	return f.edit(ScopeLocal, func(e *jsontree.Editor) (bool, error) {
 		changed := false
 		for _, k := range []string{add, drop} {
 			path := []string{"projects", f.Key(), k}
-			list, exists, err := e.stringList(path)
+			list, exists, err := stringList(e, path)
 			if err != nil {
 				return false, err
 			}
@@ -368,7 +369,7 @@ func (f Files) SetApproval(name string, approved bool) error {
 			if exists && equalStrings(next, list) || !exists && len(next) == 0 {
 				continue
 			}
-			if err := e.set(path, stringsJSON(next)); err != nil {
+			if err := e.Set(path, stringsJSON(next)); err != nil {
 				return false, err
 			}
 			changed = true
@@ -384,25 +385,25 @@ func (f Files) SetApproval(name string, approved bool) error {
 // Settings files are not touched. It reports whether anything changed.
 func (f Files) ResetProjectChoices() (bool, error) {
 	changed := false
-	err := f.edit(ScopeLocal, func(e *editor) (bool, error) {
+	err := f.edit(ScopeLocal, func(e *jsontree.Editor) (bool, error) {
 		for _, k := range []string{keyEnabled, keyDisabled} {
 			path := []string{"projects", f.Key(), k}
-			list, exists, err := e.stringList(path)
+			list, exists, err := stringList(e, path)
 			if err != nil || !exists || len(list) == 0 {
 				continue // nothing to forget; a malformed list is the user's to fix
 			}
-			if err := e.set(path, []byte("[]")); err != nil {
+			if err := e.Set(path, []byte("[]")); err != nil {
 				return false, err
 			}
 			changed = true
 		}
 		path := []string{"projects", f.Key(), keyEnableAll}
-		root, err := e.parse(path)
+		v, err := e.Lookup(path)
 		if err != nil {
 			return false, err
 		}
-		if v := walk(root, path); v != nil && v.Kind == jsontree.Bool && v.Bool {
-			if err := e.set(path, []byte("false")); err != nil {
+		if v != nil && v.Kind == jsontree.Bool && v.Bool {
+			if err := e.Set(path, []byte("false")); err != nil {
 				return false, err
 			}
 			changed = true
@@ -412,41 +413,30 @@ func (f Files) ResetProjectChoices() (bool, error) {
 	return changed, err
 }
 
-// walk returns the value at path below n, or nil.
-func walk(n *jsontree.Node, path []string) *jsontree.Node {
-	for _, k := range path {
-		if n = n.Lookup(k); n == nil {
-			return nil
-		}
-	}
-	return n
-}
-
 // stringList reads the list of strings at path.
-func (e *editor) stringList(path []string) ([]string, bool, error) {
-	root, err := e.parse(path)
+func stringList(e *jsontree.Editor, path []string) ([]string, bool, error) {
+	v, err := e.Lookup(path)
 	if err != nil {
 		return nil, false, err
 	}
-	// The objects on the way were built, the list itself only checked:
-	// build it now.
-	v := walk(root, path)
 	if v == nil || v.Kind == jsontree.Null {
 		return nil, false, nil
 	}
-	n, serr := jsontree.Parse(e.src[v.Off:v.End], nil)
-	if serr != nil || n.Kind != jsontree.Array {
-		return nil, true, fmt.Errorf("%s is %s, not a list of names", pathString(path), v.Kind)
+	if v.Kind != jsontree.Array {
+		return nil, true, fmt.Errorf("%s is %s, not a list of names", jsontree.PathString(path), v.Kind)
 	}
 	var out []string
-	for _, el := range n.Elems {
+	for _, el := range v.Elems {
 		if el.Kind != jsontree.String {
-			return nil, true, fmt.Errorf("%s holds %s, not only names", pathString(path), el.Kind)
+			return nil, true, fmt.Errorf("%s holds %s, not only names", jsontree.PathString(path), el.Kind)
 		}
 		out = append(out, el.Str)
 	}
 	return out, true, nil
 }
+
+// appendQuoted appends s as a JSON string literal.
+func appendQuoted(dst []byte, s string) []byte { return jsonx.AppendString(dst, s) }
 
 func stringsJSON(list []string) []byte {
 	b := []byte{'['}
@@ -473,7 +463,7 @@ func equalStrings(a, b []string) bool {
 
 // edit changes the file of scope with fn, atomically. ~/.claude.json is
 // locked against Claude Code while it is read and rewritten.
-func (f Files) edit(scope Scope, fn func(e *editor) (bool, error)) error {
+func (f Files) edit(scope Scope, fn func(e *jsontree.Editor) (bool, error)) error {
 	file := f.Path(scope)
 	if scope == ScopeProject {
 		return editFile(file, 0o644, false, maxConfigSize, fn)
@@ -486,7 +476,7 @@ func (f Files) edit(scope Scope, fn func(e *editor) (bool, error)) error {
 // new file) and writing through a symbolic link to its target. When lock is
 // set, the edit holds Claude Code's lock on the file. The file is not
 // written when fn changes nothing, nor when it changed on disk meanwhile.
-func editFile(path string, perm fs.FileMode, lock bool, limit int64, fn func(e *editor) (bool, error)) error {
+func editFile(path string, perm fs.FileMode, lock bool, limit int64, fn func(e *jsontree.Editor) (bool, error)) error {
 	target := path
 	if t, err := filepath.EvalSymlinks(path); err == nil {
 		target = t
@@ -508,7 +498,7 @@ func editFile(path string, perm fs.FileMode, lock bool, limit int64, fn func(e *
 			mode = info.Mode().Perm()
 		}
 	}
-	e := newEditor(src)
+	e := jsontree.NewEditor(src)
 	changed, err := fn(e)
 	if errors.Is(err, ErrExists) || errors.Is(err, ErrNotFound) {
 		return err // these name the file already
@@ -516,7 +506,7 @@ func editFile(path string, perm fs.FileMode, lock bool, limit int64, fn func(e *
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	out := e.bytes()
+	out := e.Bytes()
 	if !changed || bytes.Equal(out, src) {
 		return nil
 	}
@@ -528,47 +518,10 @@ func editFile(path string, perm fs.FileMode, lock bool, limit int64, fn func(e *
 	if err != nil || !bytes.Equal(now, src) {
 		return fmt.Errorf("%s changed while tack was editing it; nothing written, try again", path)
 	}
-	if err := writeAtomic(target, out, mode); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return nil
-}
-
-// writeAtomic replaces path with data through a temporary file in the same
-// directory, so that a reader sees the old file or the new one, never half.
-func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tack-*")
-	if err != nil {
-		return err
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	ok = true
-	return nil
+	return atomicfile.Write(target, out, mode)
 }
 
 // Claude Code serialises its writes of ~/.claude.json with the npm package

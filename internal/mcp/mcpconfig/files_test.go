@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tackcode/tack/internal/jsontree"
 )
 
 // bigClaudeJSON is a ~/.claude.json as Claude Code writes it, with another
@@ -300,11 +302,11 @@ func TestLockIsClaudeCodes(t *testing.T) {
 func TestEditRefusesAFileChangedMeanwhile(t *testing.T) {
 	f := newFixture(t)
 	f.write(f.files.ClaudeJSON, `{"numStartups": 1}`)
-	err := editFile(f.files.ClaudeJSON, 0o600, true, maxClaudeJSONSize, func(e *editor) (bool, error) {
+	err := editFile(f.files.ClaudeJSON, 0o600, true, maxClaudeJSONSize, func(e *jsontree.Editor) (bool, error) {
 		// Claude Code writes the file without the lock (its fallback path)
 		// while tack is editing it.
 		f.write(f.files.ClaudeJSON, `{"numStartups": 2}`)
-		return true, e.set([]string{"mcpServers", "u"}, StdioEntry("u", nil, nil))
+		return true, e.Set([]string{"mcpServers", "u"}, StdioEntry("u", nil, nil))
 	})
 	if err == nil || !strings.Contains(err.Error(), "changed while tack was editing it; nothing written") {
 		t.Errorf("%v", err)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/tackcode/tack/internal/atomicfile"
 )
 
 // record is what tack keeps about one server's authorization: the client it
@@ -146,29 +148,8 @@ func (s *store) save(srv Server, r *record) error {
 	if err != nil {
 		return fmt.Errorf("saving OAuth tokens: %w", err)
 	}
-	p := s.path(srv)
-	f, err := os.CreateTemp(s.dir, ".tmp-*.json")
-	if err != nil {
+	if err := atomicfile.Write(s.path(srv), append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("saving OAuth tokens: %w", err)
-	}
-	tmp := f.Name()
-	// CreateTemp makes the file 0600 already; Chmod says so for the reader.
-	err = f.Chmod(0o600)
-	if err == nil {
-		_, err = f.Write(append(data, '\n'))
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, p)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("saving OAuth tokens to %s: %w", p, err)
 	}
 	return nil
 }

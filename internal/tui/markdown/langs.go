@@ -1,0 +1,125 @@
+package markdown
+
+// lexers are the languages the highlighter knows. The table is constant
+// data, laid out by the compiler: it costs nothing at start-up. Keywords are
+// sorted (a test checks) for binary search.
+var lexers = [...]lexer{
+	{
+		names:   []string{"go", "golang"},
+		line:    []string{"//"},
+		block:   [2]string{"/*", "*/"},
+		quotes:  "\"'`",
+		raw:     "`",
+		multi:   "`",
+		charLit: true,
+		keywords: []string{
+			"break", "case", "chan", "const", "continue", "default", "defer", "else",
+			"fallthrough", "false", "for", "func", "go", "goto", "if", "import",
+			"interface", "iota", "map", "nil", "package", "range", "return", "select",
+			"struct", "switch", "true", "type", "var",
+		},
+	},
+	{
+		names:  []string{"python", "py", "python3", "py3"},
+		line:   []string{"#"},
+		quotes: "\"'",
+		triple: true,
+		keywords: []string{
+			"False", "None", "True", "and", "as", "assert", "async", "await", "break",
+			"case", "class", "continue", "def", "del", "elif", "else", "except",
+			"finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
+			"match", "nonlocal", "not", "or", "pass", "raise", "return", "try",
+			"while", "with", "yield",
+		},
+	},
+	{
+		names: []string{
+			"javascript", "js", "jsx", "mjs", "cjs", "node",
+			"typescript", "ts", "tsx", "mts", "cts",
+		},
+		line:       []string{"//"},
+		block:      [2]string{"/*", "*/"},
+		quotes:     "\"'`",
+		multi:      "`",
+		identExtra: "$",
+		keywords: []string{
+			"abstract", "as", "async", "await", "break", "case", "catch", "class",
+			"const", "continue", "debugger", "declare", "default", "delete", "do",
+			"else", "enum", "export", "extends", "false", "finally", "for", "from",
+			"function", "get", "if", "implements", "import", "in", "instanceof",
+			"interface", "keyof", "let", "namespace", "new", "null", "of", "private",
+			"protected", "public", "readonly", "return", "satisfies", "set", "static",
+			"super", "switch", "this", "throw", "true", "try", "type", "typeof",
+			"undefined", "var", "void", "while", "with", "yield",
+		},
+	},
+	{
+		names:          []string{"sh", "bash", "shell", "zsh", "console", "shellsession"},
+		line:           []string{"#"},
+		quotes:         "\"'",
+		raw:            "'",
+		multi:          "\"'",
+		hashAfterBlank: true,
+		keywords: []string{
+			"case", "do", "done", "elif", "else", "esac", "export", "fi", "for",
+			"function", "if", "in", "local", "readonly", "return", "select", "then",
+			"until", "while",
+		},
+	},
+	{
+		names:    []string{"json", "jsonc", "json5", "jsonl"},
+		line:     []string{"//"},
+		block:    [2]string{"/*", "*/"},
+		quotes:   "\"",
+		keywords: []string{"false", "null", "true"},
+	},
+	{
+		names:          []string{"yaml", "yml"},
+		line:           []string{"#"},
+		quotes:         "\"'",
+		raw:            "'",
+		hashAfterBlank: true,
+		keywords: []string{
+			"False", "Null", "True", "false", "no", "null", "off", "on", "true", "yes",
+		},
+	},
+	{
+		names:   []string{"rust", "rs"},
+		line:    []string{"//"},
+		block:   [2]string{"/*", "*/"},
+		quotes:  "\"'",
+		multi:   "\"",
+		charLit: true,
+		keywords: []string{
+			"Self", "as", "async", "await", "break", "const", "continue", "crate", "dyn",
+			"else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let",
+			"loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self",
+			"static", "struct", "super", "trait", "true", "type", "unsafe", "use",
+			"where", "while",
+		},
+	},
+	{
+		names: []string{
+			"c", "h", "cpp", "c++", "cc", "cxx", "hpp", "hh", "hxx",
+			"java", "objc", "objective-c", "cuda", "cu",
+		},
+		line:       []string{"//"},
+		block:      [2]string{"/*", "*/"},
+		quotes:     "\"'",
+		charLit:    true,
+		directives: true,
+		keywords: []string{
+			"abstract", "auto", "bool", "boolean", "break", "byte", "case", "catch",
+			"char", "class", "const", "constexpr", "continue", "default", "delete",
+			"do", "double", "else", "enum", "explicit", "extends", "extern", "false",
+			"final", "finally", "float", "for", "friend", "goto", "if", "implements",
+			"import", "inline", "instanceof", "int", "interface", "long", "namespace",
+			"native", "new", "noexcept", "null", "nullptr", "operator", "override",
+			"package", "private", "protected", "public", "register", "restrict",
+			"return", "short", "signed", "sizeof", "static", "struct", "super",
+			"switch", "synchronized", "template", "this", "throw", "throws",
+			"transient", "true", "try", "typedef", "typename", "union", "unsigned",
+			"using", "var", "virtual", "void", "volatile", "while",
+		},
+	},
+}
