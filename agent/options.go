@@ -134,6 +134,11 @@ type Options struct {
 	// yielded to the caller (characters; 0: no bound), for hosts that show
 	// or forward them. The model always gets them whole.
 	MaxToolResultSize int
+	// Sandbox, when set, replaces the settings' "sandbox": with Enabled,
+	// shell commands run inside bubblewrap (read-only filesystem but for
+	// the working directories, a private /tmp, no network), and run
+	// without asking unless AutoAllowBashIfSandboxed is false.
+	Sandbox *SandboxSettings
 	// FileCheckpointing keeps each file an Edit, Write or NotebookEdit is
 	// about to change, so that Client.RewindFiles can put the files back
 	// as they were before a given prompt.

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/permission"
+	"github.com/tackcode/tack/internal/sandbox"
 )
 
 // PermissionUpdate changes the session's permissions: a CanUseTool answer
@@ -92,4 +94,21 @@ func (s *agentSession) applyPermissionUpdate(u PermissionUpdate) error {
 // UpdatePermissions changes the session's permissions for the rest of it.
 func (c *Client) UpdatePermissions(ups ...PermissionUpdate) error {
 	return c.s.applyPermissionUpdates(ups)
+}
+
+// SandboxSettings is the settings' "sandbox" (Claude Code's keys).
+type SandboxSettings = sandbox.Settings
+
+// newSandbox makes the session's sandbox from the options or the settings;
+// nil when it is off.
+func newSandbox(opts Options, settings *config.Merged, checker *permission.Checker) (*sandbox.Sandbox, error) {
+	s := opts.Sandbox
+	if s == nil {
+		parsed, err := sandbox.Parse(settings.Sandbox)
+		if err != nil {
+			return nil, err
+		}
+		s = &parsed
+	}
+	return sandbox.New(*s, checker.Dirs, nil)
 }

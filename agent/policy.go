@@ -260,6 +260,15 @@ func (g sessionGate) Check(ctx context.Context, c engine.ToolCall) engine.Verdic
 		if c.HookDecision == "allow" && d.Rule == nil {
 			return engine.Verdict{Behavior: engine.Allow}
 		}
+		// A sandboxed command runs without asking (not past an ask rule).
+		if sb := g.s.sandbox; sb != nil && d.Rule == nil && c.Name == "Bash" && sb.Settings().AutoAllow() {
+			var in struct {
+				Command string `json:"command"`
+			}
+			if json.Unmarshal(c.Input, &in) == nil && sb.Covers(in.Command) {
+				return engine.Verdict{Behavior: engine.Allow}
+			}
+		}
 		// An active skill's allowed-tools spare the approval (not an ask
 		// rule's).
 		if s := g.s.skills; s != nil && d.Rule == nil {

@@ -27,6 +27,7 @@ import (
 	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/prompt"
 	"github.com/tackcode/tack/internal/protocol"
+	"github.com/tackcode/tack/internal/sandbox"
 	"github.com/tackcode/tack/internal/session"
 	"github.com/tackcode/tack/internal/shell"
 	"github.com/tackcode/tack/internal/skill"
@@ -77,6 +78,8 @@ type agentSession struct {
 	// runs its skills and commands (nil when there are none).
 	ext    *extension.Set
 	skills *skill.Runtime
+	// sandbox wraps the shell commands; nil when it is off.
+	sandbox *sandbox.Sandbox
 	// checkpoints keep files before the prompts change them; nil without
 	// file checkpointing.
 	checkpoints *checkpoints
@@ -307,6 +310,15 @@ func newSession(opts Options) (*agentSession, error) {
 		Modes:      modes{checker},
 		Tools:      registry,
 	}
+	// The sandbox, when the settings (or the options) enable it: commands
+	// run inside bubblewrap.
+	sb, err := newSandbox(opts, settings, checker)
+	if err != nil {
+		return nil, err
+	}
+	if sb != nil {
+		env.Shell.SetWrapper(sb.Wrap)
+	}
 	for _, r := range rules.Deny {
 		if r.Tool == "Read" && r.Specifier != "" {
 			env.ReadDenied = checker.ReadDenied
@@ -316,7 +328,7 @@ func newSession(opts Options) (*agentSession, error) {
 
 	s := &agentSession{opts: opts, cwd: cwd, apiKeySource: apiKeySource, registry: registry, approvers: approvers,
 		env: env, settings: settings, checker: checker, getenv: getenv, procEnv: procEnv, rules: rules,
-		ext: ext, skills: skills, subagents: sa, checkpoints: cps}
+		ext: ext, skills: skills, subagents: sa, checkpoints: cps, sandbox: sb}
 	sa.s = s
 	env.Subagents = sa
 	loaded = s.skillLoaded

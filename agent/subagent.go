@@ -215,6 +215,9 @@ func (sa *subagents) run(ctx context.Context, name string, def AgentDefinition, 
 		Model:      tool.ModelCaller{Provider: s.env.Model.Provider, Small: s.env.Model.Small, Main: model.ID},
 		ScratchDir: filepath.Join(s.env.ScratchDir, id), Modes: modes{checker}, Tools: registry,
 		ReadDenied: s.env.ReadDenied, NestedMemory: s.env.NestedMemory}
+	if s.sandbox != nil {
+		env.Shell.SetWrapper(s.sandbox.Wrap)
+	}
 	defer env.Shell.Close()
 
 	var recorder engine.Recorder

@@ -89,7 +89,7 @@ func (s *Shell) Start(command string, opts StartOptions) (*Job, error) {
 	}
 	// The job writes through its own descriptors; ours is not needed.
 	defer f.Close()
-	cmd := s.command(dir, script)
+	cmd := s.command(dir, command, script, f.Name())
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
 		os.Remove(f.Name())

@@ -84,7 +84,7 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (Outpu
 	script := "trap " + quote("pwd -P >| "+quote(cwdFile)+" 2>/dev/null") + " EXIT\neval " + quote(command)
 
 	stdout, stderr := newHeadTail(limits.MaxOutput), newHeadTail(limits.MaxOutput)
-	cmd := s.command(dir, script)
+	cmd := s.command(dir, command, script, cwdFile)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = pipeDrain
 	if err := cmd.Start(); err != nil {
@@ -108,9 +108,16 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (Outpu
 	return out, nil
 }
 
-// command returns cmd running script in dir, in a process group of its own.
-func (s *Shell) command(dir, script string) *exec.Cmd {
-	cmd := exec.Command(s.program, "-c", script)
+// command returns cmd running script (for the user's command) in dir, in a
+// process group of its own; extra are files it writes besides the
+// command's own.
+func (s *Shell) command(dir, command, script string, extra ...string) *exec.Cmd {
+	argv := []string{s.program, "-c", script}
+	// s.wrap is set before the first command (and callers may hold s.mu).
+	if s.wrap != nil {
+		argv = s.wrap(command, argv, extra...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = s.environ()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -20,6 +20,9 @@ type Shell struct {
 	home    string // the starting directory, where a vanished cwd falls back to
 	env     []string
 	limits  Limits
+	// wrap, when set, rewrites the argv of each command (a sandbox):
+	// command is the user's text, extra paths it must be able to write.
+	wrap func(command string, argv []string, extra ...string) []string
 
 	mu      sync.Mutex
 	cwd     string
@@ -67,6 +70,12 @@ func (s *Shell) SetCwd(dir string) error {
 
 // Program is the path of the shell binary commands run with.
 func (s *Shell) Program() string { return s.program }
+
+// SetWrapper makes every command run through wrap (a sandbox). It must be
+// called before the first command, from the goroutine that made the shell.
+func (s *Shell) SetWrapper(wrap func(command string, argv []string, extra ...string) []string) {
+	s.wrap = wrap
+}
 
 // Limits returns the timeouts and output bounds commands run with.
 func (s *Shell) Limits() Limits {

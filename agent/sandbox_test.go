@@ -1,0 +1,94 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/llm/llmtest"
+)
+
+// TestSandboxedBash: with the sandbox on, commands run without asking,
+// write in the working directory only, reach no network, and an excluded
+// command runs outside.
+func TestSandboxedBash(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Fatal("bubblewrap is not installed: scripts/test installs it (apt-get install bubblewrap)")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": "touch inside.txt && echo made"})),
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": "touch " + outside + " /etc/tack-sandbox-probe; echo status=$?"})),
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected || echo no network", ln.Addr().(*net.TCPAddr).Port)})),
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": "printf x > " + outside})),
+		llmtest.Reply(llmtest.Text("done")))
+	opts := testOptions(t, srv)
+	opts.Sandbox = &SandboxSettings{Enabled: true, ExcludedCommands: []string{"printf"}}
+	// printf runs outside the sandbox: it is asked about, the others not.
+	var asked []string
+	opts.CanUseTool = func(_ context.Context, _ string, input json.RawMessage, _ ToolPermissionContext) (PermissionResult, error) {
+		asked = append(asked, string(input))
+		return PermissionResult{Allow: true}, nil
+	}
+	collect(t, context.Background(), "work", opts)
+	if len(asked) != 1 || !strings.Contains(asked[0], "printf") {
+		t.Errorf("asked about %q, want only the excluded command", asked)
+	}
+	reqs := srv.Requests()
+	result := func(i int) llm.Block {
+		t.Helper()
+		res := reqs[i].ToolResults()
+		if len(res) != 1 {
+			t.Fatalf("request %d: %d results", i, len(res))
+		}
+		return res[0]
+	}
+	if r := result(1); r.IsError || !strings.Contains(llm.TextOf(r.Content), "made") {
+		t.Errorf("a sandboxed command needed approval or failed: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(opts.Cwd, "inside.txt")); err != nil {
+		t.Errorf("the working directory is not writable: %v", err)
+	}
+	if text := llm.TextOf(result(2).Content); !strings.Contains(text, "Read-only file system") {
+		t.Errorf("writing outside: %q", text)
+	}
+	if _, err := os.Stat("/etc/tack-sandbox-probe"); err == nil {
+		os.Remove("/etc/tack-sandbox-probe")
+		t.Error("the sandbox let a command write /etc")
+	}
+	if text := llm.TextOf(result(3).Content); !strings.Contains(text, "no network") {
+		t.Errorf("network: %q", text)
+	}
+	if r := result(4); r.IsError {
+		t.Errorf("the excluded command failed: %+v", r)
+	}
+	if data, err := os.ReadFile(outside); err != nil || string(data) != "x" {
+		t.Errorf("the excluded command did not run outside the sandbox: %q %v", data, err)
+	}
+}
+
+func TestSandboxWithoutBwrapRefusesToStart(t *testing.T) {
+	srv := llmtest.New(t)
+	opts := testOptions(t, srv)
+	opts.Sandbox = &SandboxSettings{Enabled: true}
+	opts.Env["PATH"] = t.TempDir() // no bwrap there
+	t.Setenv("PATH", t.TempDir())
+	for _, err := range Query(context.Background(), "x", opts) {
+		if err == nil || !strings.Contains(err.Error(), "bubblewrap") {
+			t.Errorf("err %v", err)
+		}
+		break
+	}
+}
