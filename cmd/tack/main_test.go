@@ -21,30 +21,17 @@ import (
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
 	"github.com/tackcode/tack/internal/session"
+	"github.com/tackcode/tack/internal/testbin"
 )
 
 var tackBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "tack-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	tackBin = filepath.Join(dir, "tack")
-	args := []string{"build", "-o", tackBin}
+	var flags []string
 	if raceEnabled {
-		args = append(args, "-race")
+		flags = append(flags, "-race")
 	}
-	build := exec.Command("go", append(args, ".")...)
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build tack:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testbin.Main(m, &tackBin, flags...)
 }
 
 // env is a sandboxed environment for one run: its own HOME and config dir.

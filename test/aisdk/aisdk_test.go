@@ -15,28 +15,13 @@ import (
 
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
+	"github.com/tackcode/tack/internal/testbin"
 )
 
 // tackBin is the tack binary built for the tests.
 var tackBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "tack-aisdk-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	tackBin = filepath.Join(dir, "tack")
-	build := exec.Command("go", "build", "-o", tackBin, "github.com/tackcode/tack/cmd/tack")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build tack:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &tackBin) }
 
 // output is what run.mjs prints.
 type output struct {

@@ -1,0 +1,34 @@
+// Package testbin builds the tack binary for the tests that run it as a
+// process (end-to-end tests, the SDK interop tests), once per test binary.
+package testbin
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// Main builds tack into a temporary folder, sets *bin to its path, runs
+// the tests and exits with their status. flags are more go build flags
+// ("-race"). It is meant to be a test package's TestMain body.
+func Main(m *testing.M, bin *string, flags ...string) {
+	dir, err := os.MkdirTemp("", "tack-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "build tack:", err)
+		os.Exit(1)
+	}
+	*bin = filepath.Join(dir, "tack")
+	args := append([]string{"build", "-o", *bin}, flags...)
+	build := exec.Command("go", append(args, "github.com/tackcode/tack/cmd/tack")...)
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build tack:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
