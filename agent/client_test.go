@@ -346,3 +346,41 @@ func TestClientSetNameAddDirAndNotify(t *testing.T) {
 		t.Errorf("resumed %s with dirs %v, want %s with %s", init.SessionID, init.AdditionalDirs, id, extra)
 	}
 }
+
+func TestClientContextUsage(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text(strings.Repeat("long answer ", 400))))
+	opts := testOptions(t, srv)
+	if err := os.WriteFile(filepath.Join(opts.Cwd, "CLAUDE.md"), []byte(strings.Repeat("Project rule.\n", 100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewClient(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	before := c.ContextUsage()
+	if err := c.Send("hi"); err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range c.ReceiveResponse() {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := c.ContextUsage()
+	part := func(u ContextUsage, name string) int {
+		for _, p := range u.Categories {
+			if p.Name == name {
+				return p.Tokens
+			}
+		}
+		t.Fatalf("no %s in %+v", name, u)
+		return 0
+	}
+	if part(before, "System prompt") == 0 || part(before, "Built-in tools") == 0 || part(before, "Memory files") < 300 || before.Window == 0 {
+		t.Errorf("before: %+v", before)
+	}
+	if grew := part(after, "Conversation") - part(before, "Conversation"); grew < 1000 {
+		t.Errorf("the conversation grew by %d tokens after a 4800-byte answer", grew)
+	}
+}

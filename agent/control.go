@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -151,4 +152,53 @@ func (c *Client) Notify(ctx context.Context, notificationType, title, message st
 	}
 	out := s.hooks.Run(ctx, &hook.NotificationInput{Base: s.hookBase(), NotificationType: notificationType, Title: title, Message: message})
 	return append(out.SystemMessages, out.Errors...)
+}
+
+// ContextCategory is one part of what fills the context window.
+type ContextCategory struct {
+	Name string
+	// Tokens is an estimate (four bytes a token) of the part as the next
+	// request would send it.
+	Tokens int
+}
+
+// ContextUsage says what fills the context window (/context).
+type ContextUsage struct {
+	Model      string
+	Window     int
+	Categories []ContextCategory
+}
+
+// ContextUsage estimates what the next request would send, by part: the
+// system prompt, the built-in and MCP tools, the memory files, and the
+// conversation.
+func (c *Client) ContextUsage() ContextUsage {
+	s := c.s
+	model := s.engine.Model()
+	est := func(n int) int { return (n + 3) / 4 }
+	var system int
+	for _, b := range s.system {
+		system += len(b.Text)
+	}
+	var builtin, mcpTools int
+	for _, spec := range s.registry.Specs() {
+		b, _ := json.Marshal(spec)
+		if strings.HasPrefix(spec.Name, "mcp__") {
+			mcpTools += len(b)
+		} else {
+			builtin += len(b)
+		}
+	}
+	var memory int
+	if s.memory != nil {
+		for _, b := range s.memory.Blocks() {
+			memory += len(b.Text)
+		}
+	}
+	msgs, _ := json.Marshal(s.engine.Messages())
+	conversation := max(0, len(msgs)-memory)
+	return ContextUsage{Model: model.ID, Window: model.ContextWindow, Categories: []ContextCategory{
+		{"System prompt", est(system)}, {"Built-in tools", est(builtin)}, {"MCP tools", est(mcpTools)},
+		{"Memory files", est(memory)}, {"Conversation", est(conversation)},
+	}}
 }

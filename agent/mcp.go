@@ -57,6 +57,10 @@ type mcpState struct {
 	// ready is set once the first request has been prepared: later tool
 	// changes are announced to the model.
 	ready bool
+	// flow signs in to remote servers (nil without any); remote are those
+	// servers by name.
+	flow   *oauth.Flow
+	remote map[string]*mcpconfig.Server
 }
 
 // startMCP reads the MCP configuration, reports problems and servers left
@@ -117,7 +121,7 @@ func (s *agentSession) startMCP(opts Options, settings *config.Merged, getenv fu
 			return err
 		}
 	}
-	st := &mcpState{deadline: mcpDeadline(getenv), deferMode: -1, share: toolSearchShare(getenv)}
+	st := &mcpState{deadline: mcpDeadline(getenv), deferMode: -1, share: toolSearchShare(getenv), flow: flow, remote: remote}
 	s.mcp = st
 	if st.share < 0 {
 		st.deferMode = 0
@@ -293,7 +297,8 @@ func (s *agentSession) mcpStatuses() []protocol.MCPServerStatus {
 		return out
 	}
 	for _, st := range s.mcp.manager.Statuses() {
-		out = append(out, protocol.MCPServerStatus{Name: st.Name, Status: st.Status})
+		out = append(out, protocol.MCPServerStatus{Name: st.Name, Status: st.Status, Error: st.Error, Scope: st.Scope,
+			Tools: st.Tools, Transport: st.Transport})
 	}
 	return out
 }
@@ -444,4 +449,26 @@ func ServeMCP(ctx context.Context, opts Options, in io.Reader, out io.Writer) er
 	defer sh.Close()
 	env := &tool.Env{ProjectDir: cwd, Shell: sh, Files: tool.NewFileState(), ScratchDir: scratch, Tools: reg}
 	return serve.Serve(ctx, reg, env, in, out)
+}
+
+// MCPLogin signs in to the remote MCP server name with OAuth now (the
+// browser flow: its address is given through Notify), then connects to it
+// again. For a server whose status is needs-auth.
+func (c *Client) MCPLogin(ctx context.Context, name string) error {
+	st := c.s.mcp
+	if st == nil || st.remote[name] == nil || st.flow == nil {
+		return fmt.Errorf("MCP login: %q is not a remote MCP server of this session", name)
+	}
+	srv := st.remote[name]
+	o := oauth.Server{Name: name, URL: srv.URL}
+	if srv.OAuth != nil {
+		o.ClientID, o.CallbackPort = srv.OAuth.ClientID, srv.OAuth.CallbackPort
+	}
+	if err := st.flow.Login(ctx, o); err != nil {
+		return fmt.Errorf("MCP login to %s: %w", name, err)
+	}
+	if err := st.manager.Reconnect(ctx, name); err != nil {
+		return fmt.Errorf("MCP login to %s: signed in, but connecting failed: %w", name, err)
+	}
+	return nil
 }

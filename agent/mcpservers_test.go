@@ -92,3 +92,15 @@ func TestMCPServerConfigErrors(t *testing.T) {
 		break
 	}
 }
+
+func TestMCPLoginNeedsARemoteServer(t *testing.T) {
+	srv := llmtest.New(t)
+	c, err := NewClient(context.Background(), testOptions(t, srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.MCPLogin(context.Background(), "nowhere"); err == nil || !strings.Contains(err.Error(), `"nowhere" is not a remote MCP server`) {
+		t.Errorf("err %v", err)
+	}
+}

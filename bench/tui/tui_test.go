@@ -97,6 +97,8 @@ func (e *engine) Notify(context.Context, string, string, string) []string {
 	return nil
 }
 func (e *engine) RewindFiles(string, bool) agent.RewindResult { return agent.RewindResult{} }
+func (e *engine) MCPLogin(context.Context, string) error      { return nil }
+func (e *engine) ContextUsage() agent.ContextUsage            { return agent.ContextUsage{} }
 
 // terminal counts what the UI writes and signals writes holding a marker.
 type terminal struct {

@@ -40,6 +40,13 @@ const (
 type MCPServerStatus struct {
 	Name   string `json:"name"`
 	Status string `json:"status"`
+	// Error says why a server failed or needs authentication; Scope where
+	// its configuration came from.
+	Error string `json:"error,omitempty"`
+	Scope string `json:"scope,omitempty"`
+	// Tools and Transport are for hosts (the UI), not the wire.
+	Tools     int    `json:"-"`
+	Transport string `json:"-"`
 }
 
 // Plugin is one entry of init's plugins.

@@ -44,7 +44,7 @@ var builtins = []builtin{
 	{"status", "", "show the session, model, mode and directory"},
 	{"permissions", "", "list the permission rules in force"},
 	{"hooks", "", "list the hooks configured"},
-	{"mcp", "", "list the MCP servers and their state"},
+	{"mcp", "[login SERVER]", "list the MCP servers and their state; sign in to one with OAuth"},
 	{"agents", "", "list the subagents the model may start"},
 	{"config", "", "list the settings files read"},
 	{"memory", "", "edit the project's CLAUDE.md in $EDITOR"},
@@ -83,7 +83,7 @@ func (m *Model) runBuiltin(name, args string) tea.Cmd {
 	case "hooks":
 		return m.cmdHooks()
 	case "mcp":
-		return m.cmdMCP()
+		return m.cmdMCP(args)
 	case "agents":
 		return m.cmdAgents()
 	case "config":
@@ -222,20 +222,32 @@ func (m *Model) cmdCost() tea.Cmd {
 }
 
 func (m *Model) cmdContext() tea.Cmd {
-	window := 200_000
-	for _, u := range m.cost.byModel {
-		if u.ContextWindow > 0 {
-			window = u.ContextWindow
+	u := m.be.ContextUsage()
+	window := u.Window
+	if window <= 0 {
+		window = 200_000
+	}
+	total := 0
+	for _, c := range u.Categories {
+		total += c.Tokens
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Context: about %s of %s tokens (%.1f%%) with %s\n", tokens(int64(total)), tokens(int64(window)),
+		float64(total)*100/float64(window), u.Model)
+	for _, c := range u.Categories {
+		share := float64(c.Tokens) / float64(window)
+		bar := min(20, int(share*20+0.5))
+		if c.Tokens > 0 && bar == 0 {
+			bar = 1
 		}
+		fmt.Fprintf(&b, "  %-15s %8s  %s%s %.1f%%\n", c.Name, tokens(int64(c.Tokens)), strings.Repeat("█", bar), strings.Repeat("░", 20-bar), share*100)
 	}
-	if m.lastContext == 0 {
-		m.out(fmt.Sprintf("Context: nothing sent yet (window %s tokens)", tokens(int64(window))))
-		return nil
+	if m.lastContext > 0 {
+		fmt.Fprintf(&b, "The last request used %s tokens. /compact frees the conversation's part.", tokens(m.lastContext))
+	} else {
+		b.WriteString("Estimates (four bytes a token). /compact frees the conversation's part.")
 	}
-	pct := float64(m.lastContext) * 100 / float64(window)
-	bar := int(pct / 5)
-	m.out(fmt.Sprintf("Context: %s of %s tokens (%.1f%%)\n[%s%s]\nSystem prompt, tools, memory and the conversation as of the last request; /compact frees it.",
-		tokens(m.lastContext), tokens(int64(window)), pct, strings.Repeat("█", min(bar, 20)), strings.Repeat("░", 20-min(bar, 20))))
+	m.out(b.String())
 	return nil
 }
 
@@ -304,7 +316,23 @@ func (m *Model) cmdHooks() tea.Cmd {
 	return nil
 }
 
-func (m *Model) cmdMCP() tea.Cmd {
+// mcpLoginMsg is the end of /mcp login.
+type mcpLoginMsg struct {
+	name string
+	err  error
+}
+
+func (m *Model) cmdMCP(args string) tea.Cmd {
+	if verb, name, _ := strings.Cut(args, " "); verb == "login" {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			m.out("Usage: /mcp login SERVER")
+			return nil
+		}
+		m.out("Signing in to " + name + "… (the address to open is shown when the flow starts)")
+		be := m.be
+		return func() tea.Msg { return mcpLoginMsg{name: name, err: be.MCPLogin(name)} }
+	}
 	servers := m.be.MCPServers()
 	if len(servers) == 0 {
 		m.out("No MCP servers are configured.")
@@ -312,7 +340,20 @@ func (m *Model) cmdMCP() tea.Cmd {
 	}
 	var b strings.Builder
 	for _, s := range servers {
-		fmt.Fprintf(&b, "%s: %s\n", s.Name, s.Status)
+		fmt.Fprintf(&b, "%s: %s", s.Name, s.Status)
+		if s.Status == "connected" {
+			fmt.Fprintf(&b, " · %d tool(s)", s.Tools)
+		}
+		if s.Transport != "" || s.Scope != "" {
+			fmt.Fprintf(&b, " · %s", strings.Trim(s.Transport+" "+s.Scope, " "))
+		}
+		if s.Error != "" {
+			fmt.Fprintf(&b, "\n  %s", s.Error)
+		}
+		if s.Status == "needs-auth" {
+			fmt.Fprintf(&b, "\n  sign in with /mcp login %s", s.Name)
+		}
+		b.WriteByte('\n')
 	}
 	m.out(b.String())
 	return nil

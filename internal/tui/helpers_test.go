@@ -27,6 +27,7 @@ type fakeBackend struct {
 	notified   []string
 	prompts    []agent.Prompt
 	rewound    []string
+	logins     []string
 	info       agent.ClientInfo
 }
 
@@ -59,6 +60,14 @@ func (f *fakeBackend) Reopen(change func(*agent.Options)) error {
 	return nil
 }
 func (f *fakeBackend) AllowRule(rule string) error { f.rules = append(f.rules, rule); return nil }
+func (f *fakeBackend) ContextUsage() agent.ContextUsage {
+	return agent.ContextUsage{Model: "claude-test", Window: 100_000, Categories: []agent.ContextCategory{
+		{Name: "System prompt", Tokens: 3000}, {Name: "Conversation", Tokens: 47000}}}
+}
+func (f *fakeBackend) MCPLogin(name string) error {
+	f.logins = append(f.logins, name)
+	return nil
+}
 func (f *fakeBackend) RewindFiles(id string) agent.RewindResult {
 	f.rewound = append(f.rewound, id)
 	return agent.RewindResult{CanRewind: true}
@@ -124,7 +133,7 @@ func (h *harness) run(cmd tea.Cmd) {
 		for _, c := range msg {
 			h.run(c)
 		}
-	case shellDoneMsg, clearedMsg, statusLineMsg, resumedMsg, replayMsg, commandDocsMsg, reopenedMsg, noticesMsg, rewoundMsg:
+	case shellDoneMsg, clearedMsg, statusLineMsg, resumedMsg, replayMsg, commandDocsMsg, reopenedMsg, noticesMsg, rewoundMsg, mcpLoginMsg:
 		h.send(msg)
 	}
 }

@@ -47,3 +47,24 @@ func TestReloadPluginsReopensTheSession(t *testing.T) {
 		t.Errorf("printed %q", h.allPrinted())
 	}
 }
+
+func TestMCPLoginCommand(t *testing.T) {
+	h := newHarness(t)
+	h.typeText("/mcp login notion")
+	h.enter()
+	if !slices.Equal(h.be.logins, []string{"notion"}) || !strings.Contains(h.allPrinted(), "Signed in to notion") {
+		t.Errorf("logins %v, printed %q", h.be.logins, h.allPrinted())
+	}
+}
+
+func TestContextCommandShowsTheParts(t *testing.T) {
+	h := newHarness(t)
+	h.typeText("/context")
+	h.enter()
+	out := h.allPrinted()
+	for _, want := range []string{"Context: about 50.0k of 100.0k tokens (50.0%) with claude-test", "System prompt", "3.0k", "Conversation", "47.0k", "47.0%"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+}

@@ -30,6 +30,10 @@ type backend interface {
 	Reopen(change func(*agent.Options)) error
 	// AllowRule allows calls matching rule for the rest of the run.
 	AllowRule(rule string) error
+	// ContextUsage says what fills the context window.
+	ContextUsage() agent.ContextUsage
+	// MCPLogin signs in to a remote MCP server with OAuth.
+	MCPLogin(name string) error
 	// RewindFiles puts the files back as they were before the prompt id.
 	RewindFiles(id string) agent.RewindResult
 	// Notify runs the Notification hooks and returns what they ask to show.
@@ -248,6 +252,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		m.disarmIdle()
 		cmds = append(cmds, m.key(msg))
+	case mcpLoginMsg:
+		if msg.err != nil {
+			m.printError(msg.err.Error())
+		} else {
+			m.out("Signed in to " + msg.name + "; it is connected again.")
+		}
 	case rewoundMsg:
 		cmds = append(cmds, m.rewound(msg))
 	case idleMsg:

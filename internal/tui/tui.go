@@ -42,6 +42,8 @@ type Engine interface {
 	Flush(ctx context.Context) error
 	Notify(ctx context.Context, notificationType, title, message string) []string
 	RewindFiles(messageID string, dryRun bool) agent.RewindResult
+	MCPLogin(ctx context.Context, name string) error
+	ContextUsage() agent.ContextUsage
 	Close() error
 }
 
@@ -241,6 +243,8 @@ func (h *host) SetPermissionMode(mode agent.PermissionMode) error {
 }
 func (h *host) Info() agent.ClientInfo                   { return h.engine().Info() }
 func (h *host) RewindFiles(id string) agent.RewindResult { return h.engine().RewindFiles(id, false) }
+func (h *host) MCPLogin(name string) error               { return h.engine().MCPLogin(h.ctx, name) }
+func (h *host) ContextUsage() agent.ContextUsage         { return h.engine().ContextUsage() }
 func (h *host) Notify(typ, title, message string) []string {
 	return h.engine().Notify(h.ctx, typ, title, message)
 }
