@@ -50,6 +50,7 @@ var builtins = []builtin{
 	{"memory", "", "edit the project's CLAUDE.md in $EDITOR"},
 	{"init", "", "write a CLAUDE.md describing this repository"},
 	{"reload-plugins", "", "load the plugins, skills, commands and agents again"},
+	{"vim", "", "turn vim mode of the prompt on or off"},
 	{"doctor", "", "check the installation"},
 	{"exit", "", "leave tack"},
 	{"quit", "", "leave tack"},
@@ -92,6 +93,9 @@ func (m *Model) runBuiltin(name, args string) tea.Cmd {
 		return m.cmdMemory()
 	case "init":
 		return m.cmdInit()
+	case "vim":
+		m.toggleVim()
+		return nil
 	case "reload-plugins":
 		// The session is reopened: it reads its extensions anew.
 		return m.reopen("Reloaded the plugins, skills, commands and agents", func(*agent.Options) {})

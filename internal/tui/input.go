@@ -40,6 +40,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.search != nil {
 		return m.searchKey(k)
 	}
+	if cmd, ok := m.vimKey(k); ok {
+		return cmd
+	}
 	switch ks {
 	case "ctrl+d":
 		if m.input.Value() == "" {

@@ -103,6 +103,7 @@ type Model struct {
 	images        []agent.ContentBlock // pasted images, by placeholder number
 	turns         []turnMark           // the prompts of this session (checkpoints.go)
 	lastUUID      string               // the conversation's last message
+	vim           vimState             // vim mode of the prompt (vim.go)
 	cost          costTally
 	// lastContext is the size of the last request (input and cache
 	// tokens): what fills the context window.

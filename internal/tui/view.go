@@ -111,6 +111,9 @@ func (m *Model) statusBar() string {
 	if m.notice != "" {
 		left = st.warn.Render(m.notice)
 	}
+	if v := m.vimLabel(); v != "" {
+		left = st.bold.Render(v) + " " + left
+	}
 	right := st.dim.Render(fmt.Sprintf("%s · $%.4f", shortModel(m.modelID), m.cost.usd))
 	gap := m.width - visibleWidth(left) - visibleWidth(right)
 	if gap < 1 {
