@@ -133,7 +133,7 @@ func (h *harness) run(cmd tea.Cmd) {
 		for _, c := range msg {
 			h.run(c)
 		}
-	case shellDoneMsg, clearedMsg, statusLineMsg, resumedMsg, replayMsg, commandDocsMsg, reopenedMsg, noticesMsg, rewoundMsg, mcpLoginMsg:
+	case shellDoneMsg, clearedMsg, statusLineMsg, resumedMsg, replayMsg, commandDocsMsg, reopenedMsg, noticesMsg, rewoundMsg, mcpLoginMsg, clipboardImageMsg:
 		h.send(msg)
 	}
 }

@@ -1,10 +1,16 @@
 package tui
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/tackcode/tack/agent"
 )
@@ -110,4 +116,75 @@ func (m *Model) takeImages(prompt string) []agent.ContentBlock {
 		out = append(out, img)
 	}
 	return out
+}
+
+// clipboardImageMsg is what Ctrl+V found in the clipboard: an image, or
+// nothing (then the key pastes text as usual).
+type clipboardImageMsg struct {
+	data []byte
+	key  tea.KeyPressMsg
+}
+
+// pasteClipboard looks for an image in the clipboard (Ctrl+V), without
+// holding the UI up.
+func (m *Model) pasteClipboard(k tea.KeyPressMsg) tea.Cmd {
+	read := m.cfg.clipboardImage
+	if read == nil {
+		read = systemClipboardImage
+	}
+	return func() tea.Msg {
+		data, _ := read()
+		return clipboardImageMsg{data: data, key: k}
+	}
+}
+
+// clipboardImage attaches the clipboard's image, or pastes its text.
+func (m *Model) clipboardImage(msg clipboardImageMsg) tea.Cmd {
+	if len(msg.data) == 0 {
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg.key)
+		return cmd
+	}
+	m.images = append(m.images, agent.ImageBlock(http.DetectContentType(msg.data), msg.data))
+	m.input.InsertString(imagePlaceholder(len(m.images)))
+	return nil
+}
+
+// systemClipboardImage reads a PNG from the clipboard with the tool the
+// system has (wl-paste on Wayland, xclip on X11, pngpaste on macOS); nil
+// when there is none or the clipboard holds no image.
+func systemClipboardImage() ([]byte, error) {
+	tools := [][]string{
+		{"wl-paste", "--no-newline", "--type", "image/png"},
+		{"xclip", "-selection", "clipboard", "-target", "image/png", "-out"},
+		{"pngpaste", "-"},
+	}
+	for _, t := range tools {
+		path, err := exec.LookPath(t[0])
+		if err != nil {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		out, err := exec.CommandContext(ctx, path, t[1:]...).Output()
+		cancel()
+		if err == nil && len(out) > 8 && imageTypes[extOf(http.DetectContentType(out))] != "" && len(out) <= maxImage {
+			return out, nil
+		}
+	}
+	return nil, nil
+}
+
+// extOf maps a detected media type to the extension imageTypes knows.
+func extOf(mediaType string) string {
+	switch mediaType {
+	case "image/png":
+		return ".png"
+	case "image/jpeg":
+		return ".jpg"
+	case "image/gif":
+		return ".gif"
+	case "image/webp":
+		return ".webp"
+	}
+	return ""
 }

@@ -50,3 +50,40 @@ func TestImagesGoAsImageBlocks(t *testing.T) {
 		t.Errorf("input %q", v)
 	}
 }
+
+func TestCtrlVAttachesTheClipboardImage(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	var clip []byte
+	h := newHarness(t, func(c *modelConfig) { c.clipboardImage = func() ([]byte, error) { return clip, nil } })
+	clip = png
+	h.press('v', tea.ModCtrl)
+	if v := h.m.input.Value(); v != "[Image #1]" {
+		t.Fatalf("input %q", v)
+	}
+	h.typeText(" what is this?")
+	h.enter()
+	p := h.be.prompts[len(h.be.prompts)-1]
+	if len(p.Content) != 2 || p.Content[1].Type != llm.TypeImage || p.Content[1].Source.MediaType != "image/png" {
+		t.Errorf("prompt content %+v", p.Content)
+	}
+}
+
+func TestSystemClipboardImageUsesTheClipboardTool(t *testing.T) {
+	dir := t.TempDir()
+	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+	script := "#!/bin/sh\nprintf '" + strings.ReplaceAll(png, "\x00", `\000`) + "'\n"
+	script = strings.ReplaceAll(script, "\r", `\r`)
+	script = strings.ReplaceAll(script, "\n'", `\n'`)
+	if err := os.WriteFile(filepath.Join(dir, "xclip"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	data, err := systemClipboardImage()
+	if err != nil || string(data) != png {
+		t.Errorf("read %q %v", data, err)
+	}
+	os.WriteFile(filepath.Join(dir, "xclip"), []byte("#!/bin/sh\necho plain text\n"), 0o755)
+	if data, _ := systemClipboardImage(); data != nil {
+		t.Errorf("text in the clipboard was taken for an image: %q", data)
+	}
+}

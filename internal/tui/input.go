@@ -94,6 +94,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+r":
 		m.search = &historySearch{saved: m.input.Value()}
 		return nil
+	case "ctrl+v":
+		// An image in the clipboard is attached; otherwise its text pastes.
+		return m.pasteClipboard(k)
 	case "enter":
 		if m.compl.open() {
 			mention := m.compl.mention

@@ -54,6 +54,9 @@ type modelConfig struct {
 	printHook func(string)
 	// noTimers turns off the spinner's clock and the Ctrl-C timeout (tests).
 	noTimers bool
+	// clipboardImage reads an image from the clipboard (nil: the system's
+	// clipboard tools).
+	clipboardImage func() ([]byte, error)
 	// commandDocs, when set, loads the descriptions of the session's
 	// commands (in the background, at start).
 	commandDocs func() map[string]commandDoc
@@ -259,6 +262,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		} else {
 			m.out("Signed in to " + msg.name + "; it is connected again.")
 		}
+	case clipboardImageMsg:
+		cmds = append(cmds, m.clipboardImage(msg))
 	case rewoundMsg:
 		cmds = append(cmds, m.rewound(msg))
 	case idleMsg:
