@@ -550,6 +550,7 @@ func TestAgentRunsTheMCPServersItDefines(t *testing.T) {
 	}})
 	opts := testOptions(t, srv)
 	opts.AllowedTools = []string{"mcp__everything"}
+	opts.Env["TACK_MCP_STARTUP_DEADLINE_MS"] = "60000" // however busy the machine
 	writeFile(t, filepath.Join(opts.Cwd, ".claude", "agents", "echoer.md"), `---
 name: echoer
 description: Echoes through MCP

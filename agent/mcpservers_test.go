@@ -38,6 +38,9 @@ func TestGoToolsAndTypedMCPServers(t *testing.T) {
 		}
 		return "sunny in " + in.City, nil
 	})
+	// The first request waits for node to start the server, however busy
+	// the machine.
+	opts.Env["TACK_MCP_STARTUP_DEADLINE_MS"] = "60000"
 	opts.MCPServers = map[string]MCPServerConfig{
 		"utils":      NewSDKServer("utils", weather),
 		"everything": MCPStdioServer{Command: "node", Args: []string{js, "stdio"}},

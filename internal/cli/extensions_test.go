@@ -45,6 +45,7 @@ func TestPluginDirAndAgentsFlags(t *testing.T) {
 		{Content: []llm.Block{llmtest.ToolUse("mcp__plugin_my-first-plugin_everything__echo", map[string]string{"message": "via plugin"})}},
 		{Content: []llm.Block{llmtest.Text("greeted")}},
 	}})
+	t.Setenv("TACK_MCP_STARTUP_DEADLINE_MS", "60000") // node starts the server, however busy the machine
 	out, errOut, code := run(t, srv, "-p", "--output-format", "stream-json", "--verbose",
 		"--plugin-dir", root, "--allowedTools", "Bash(greet),mcp__plugin_my-first-plugin_everything",
 		"--agents", `{"judge": {"description": "Judges code", "prompt": "You judge."}}`,

@@ -886,7 +886,29 @@ func (s *server) callTool(ctx context.Context, t *mcpTool, args json.RawMessage)
 		}
 		return nil, err
 	}
+	// A call that changed the server's lists (it announced list_changed
+	// while answering) returns once the new lists are read, so that the
+	// next request already offers them.
+	s.waitRefresh(ctx, refreshWait)
 	return res, nil
+}
+
+// refreshWait bounds how long a tool call waits for the list refresh its
+// server started while answering it.
+const refreshWait = 5 * time.Second
+
+// waitRefresh waits until no list refresh is running or due, at most d.
+func (s *server) waitRefresh(ctx context.Context, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for {
+		s.mu.Lock()
+		busy := s.refreshing || (len(s.refreshKinds) > 0 && s.sess != nil)
+		s.mu.Unlock()
+		if !busy || time.Now().After(deadline) || ctx.Err() != nil {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // request runs do on a live session. When the session is lost during the
