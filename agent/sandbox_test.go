@@ -92,3 +92,32 @@ func TestSandboxWithoutBwrapRefusesToStart(t *testing.T) {
 		break
 	}
 }
+
+// TestSandboxedWorktreeAgentWritesItsWorktree: a worktree subagent's
+// sandbox lets it write its own worktree.
+func TestSandboxedWorktreeAgentWritesItsWorktree(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Fatal("bubblewrap is not installed: scripts/test installs it (apt-get install bubblewrap)")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	srv := llmtest.Start(t, llmtest.Options{Turns: []llmtest.Turn{
+		turnFor("isolate", llmtest.ToolUse("Agent", map[string]any{"description": "edit", "prompt": "WT-SANDBOX", "isolation": "worktree"})),
+		turnFor("WT-SANDBOX", llmtest.ToolUse("Bash", map[string]string{"command": "echo sandboxed > made.txt && cat made.txt"})),
+		turnFor("WT-SANDBOX", llmtest.Text("made")),
+		turnFor("isolate", llmtest.Text("ok")),
+	}})
+	opts := testOptions(t, srv)
+	opts.Env["XDG_CACHE_HOME"] = t.TempDir()
+	opts.Sandbox = &SandboxSettings{Enabled: true}
+	gitRepo(t, opts.Cwd)
+	collect(t, context.Background(), "isolate", opts)
+	child := requestsFor(srv, "WT-SANDBOX")
+	if res := child[1].ToolResults(); len(res) != 1 || res[0].IsError || !strings.Contains(llm.TextOf(res[0].Content), "sandboxed") {
+		t.Errorf("the sandboxed worktree agent could not write its worktree: %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(opts.Cwd, "made.txt")); err == nil {
+		t.Error("the file appeared in the main tree")
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/prompt"
 	"github.com/tackcode/tack/internal/protocol"
+	"github.com/tackcode/tack/internal/sandbox"
 	"github.com/tackcode/tack/internal/session"
 	"github.com/tackcode/tack/internal/shell"
 	"github.com/tackcode/tack/internal/tool"
@@ -216,7 +217,12 @@ func (sa *subagents) run(ctx context.Context, name string, def AgentDefinition, 
 		ScratchDir: filepath.Join(s.env.ScratchDir, id), Modes: modes{checker}, Tools: registry,
 		ReadDenied: s.env.ReadDenied, NestedMemory: s.env.NestedMemory}
 	if s.sandbox != nil {
-		env.Shell.SetWrapper(s.sandbox.Wrap)
+		// The agent's own directories (a worktree) are the writable ones.
+		sb, err := sandbox.New(s.sandbox.Settings(), checker.Dirs, nil)
+		if err != nil {
+			return tool.SubagentResult{}, fmt.Errorf("agent %s: %w", name, err)
+		}
+		env.Shell.SetWrapper(sb.Wrap)
 	}
 	defer env.Shell.Close()
 
