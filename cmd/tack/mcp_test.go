@@ -154,14 +154,19 @@ func TestMCPResourcePromptAndProgress(t *testing.T) {
 
 func TestMCPListChangedAndRestart(t *testing.T) {
 	dynamic := map[string]any{"command": "node", "args": []string{filepath.Join(mcpFixture(t), "dynamic-server.mjs")}}
+	// A marker the server ignores, so that pkill stops this test's server
+	// and not those other tests run at the same time.
+	marker := fmt.Sprintf("tack-restart-test-%d", os.Getpid())
+	everything := map[string]any{"command": "node", "args": []string{everythingJS(t), "stdio", marker}}
 	e := newEnv(t,
 		llmtest.Reply(llmtest.ToolUse("mcp__dynamic__unlock", map[string]any{})),
 		llmtest.Reply(llmtest.ToolUse("mcp__dynamic__secret", map[string]any{})),
 		// The stdio server is killed; the next call restarts it.
-		llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "pkill -f 'server-everything/dist/index.js stdio'; sleep 0.3"})),
+		// [t]… matches the server's command line but not the shell's own.
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "pkill -f 'index.js stdio [t]" + marker[1:] + "'; sleep 0.3"})),
 		llmtest.Reply(llmtest.ToolUse("mcp__everything__echo", map[string]any{"message": "after restart"})),
 		llmtest.Reply(llmtest.Text("done")))
-	cfg := mcpConfig(map[string]any{"dynamic": dynamic, "everything": stdioEverything(t)})
+	cfg := mcpConfig(map[string]any{"dynamic": dynamic, "everything": everything})
 	_, errOut := e.run("-p", "go", "--mcp-config", cfg, "--dangerously-skip-permissions")
 	if e.status != 0 {
 		t.Fatalf("exit %d: %s", e.status, errOut)
