@@ -382,3 +382,33 @@ func TestCanUseToolUpdatedPermissionsHoldForTheSession(t *testing.T) {
 		}
 	}
 }
+
+func TestPermissionUpdatesWrittenToTheirSettingsFile(t *testing.T) {
+	srv := llmtest.New(t)
+	opts := testOptions(t, srv)
+	c, err := NewClient(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	local := filepath.Join(opts.Cwd, ".claude", "settings.local.json")
+	os.MkdirAll(filepath.Dir(local), 0o755)
+	os.WriteFile(local, []byte("{\n  \"model\": \"haiku\"\n}\n"), 0o644)
+	err = c.UpdatePermissions(
+		PermissionUpdate{Type: "addRules", Behavior: "allow", Destination: "localSettings", Rules: []PermissionRuleValue{{ToolName: "Bash", RuleContent: "npm test"}}},
+		PermissionUpdate{Type: "addRules", Behavior: "deny", Destination: "session", Rules: []PermissionRuleValue{{ToolName: "WebFetch"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(local)
+	if !strings.Contains(string(data), `"model": "haiku"`) || !strings.Contains(string(data), `"allow": ["Bash(npm test)"]`) {
+		t.Errorf("local settings:\n%s", data)
+	}
+	if _, err := os.Stat(filepath.Join(opts.Cwd, ".claude", "settings.json")); err == nil {
+		t.Error("a session-only update was written to a file")
+	}
+	if err := c.UpdatePermissions(PermissionUpdate{Type: "addRules", Behavior: "allow", Destination: "elsewhere",
+		Rules: []PermissionRuleValue{{ToolName: "Read"}}}); err == nil {
+		t.Error("an unknown destination was accepted")
+	}
+}

@@ -3,6 +3,7 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/permission"
@@ -14,8 +15,8 @@ import (
 // updatedPermissions), and Client.UpdatePermissions applies them. Types:
 // "addRules" (Rules with Behavior allow, deny or ask), "setMode" (Mode),
 // "addDirectories" (Directories). They hold for the rest of the session;
-// tack does not write them to a settings file (Destination other than
-// "session" is treated as "session").
+// rules whose Destination is "localSettings", "projectSettings" or
+// "userSettings" are also written to that settings file, in place.
 type PermissionUpdate struct {
 	Type        string                `json:"type"`
 	Rules       []PermissionRuleValue `json:"rules,omitempty"`
@@ -75,7 +76,20 @@ func (s *agentSession) applyPermissionUpdate(u PermissionUpdate) error {
 			r.Origin = "a permission update of the session"
 			rules = append(rules, r)
 		}
-		return s.checker.AddRules(b, rules...)
+		if err := s.checker.AddRules(b, rules...); err != nil {
+			return err
+		}
+		// A settings destination keeps the rules for later sessions too.
+		path, err := s.settingsFileOf(u.Destination)
+		if err != nil || path == "" {
+			return err
+		}
+		for _, rv := range u.Rules {
+			if _, err := config.AddPermissionRule(path, u.Behavior, rv.String()); err != nil {
+				return err
+			}
+		}
+		return nil
 	case "setMode":
 		return s.setPermissionMode(u.Mode)
 	case "addDirectories":
@@ -111,4 +125,20 @@ func newSandbox(opts Options, settings *config.Merged, checker *permission.Check
 		s = &parsed
 	}
 	return sandbox.New(*s, checker.Dirs, nil)
+}
+
+// settingsFileOf is the settings file of a permission update's
+// destination; "" for the session only.
+func (s *agentSession) settingsFileOf(destination string) (string, error) {
+	switch destination {
+	case "", "session", "cliArg":
+		return "", nil
+	case "localSettings":
+		return filepath.Join(s.cwd, ".claude", "settings.local.json"), nil
+	case "projectSettings":
+		return filepath.Join(s.cwd, ".claude", "settings.json"), nil
+	case "userSettings":
+		return filepath.Join(config.DefaultConfigDir(s.getenv), "settings.json"), nil
+	}
+	return "", fmt.Errorf("unknown destination %q (want session, localSettings, projectSettings or userSettings)", destination)
 }

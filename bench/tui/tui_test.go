@@ -96,9 +96,10 @@ func (e *engine) Close() error                        { e.cancel(); return nil }
 func (e *engine) Notify(context.Context, string, string, string) []string {
 	return nil
 }
-func (e *engine) RewindFiles(string, bool) agent.RewindResult { return agent.RewindResult{} }
-func (e *engine) MCPLogin(context.Context, string) error      { return nil }
-func (e *engine) ContextUsage() agent.ContextUsage            { return agent.ContextUsage{} }
+func (e *engine) RewindFiles(string, bool) agent.RewindResult       { return agent.RewindResult{} }
+func (e *engine) MCPLogin(context.Context, string) error            { return nil }
+func (e *engine) ContextUsage() agent.ContextUsage                  { return agent.ContextUsage{} }
+func (e *engine) UpdatePermissions(...agent.PermissionUpdate) error { return nil }
 
 // terminal counts what the UI writes and signals writes holding a marker.
 type terminal struct {

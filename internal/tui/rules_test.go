@@ -115,37 +115,6 @@ func TestTextStreamCutsAtParagraphsOutsideFences(t *testing.T) {
 	}
 }
 
-func TestHostAllowRuleCoversMatchingCallsOnly(t *testing.T) {
-	cwd := t.TempDir()
-	h := &host{cwd: cwd}
-	if h.allowed("Bash", json.RawMessage(`{"command":"go test ./..."}`)) {
-		t.Fatal("allowed before any rule")
-	}
-	for _, r := range []string{"Bash(go test *)", "Edit(./src/**)"} {
-		if err := h.AllowRule(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tests := []struct {
-		tool, input string
-		want        bool
-	}{
-		{"Bash", `{"command":"go test ./..."}`, true},
-		{"Bash", `{"command":"go test ./... && rm -rf /"}`, false},
-		{"Bash", `{"command":"go build"}`, false},
-		{"Write", `{"file_path":"` + filepath.Join(cwd, "src", "a.go") + `","content":""}`, true},
-		{"Write", `{"file_path":"` + filepath.Join(cwd, "b.go") + `","content":""}`, false},
-	}
-	for _, tt := range tests {
-		if got := h.allowed(tt.tool, json.RawMessage(tt.input)); got != tt.want {
-			t.Errorf("%s %s: allowed %v", tt.tool, tt.input, got)
-		}
-	}
-	if err := h.AllowRule("Bash(unclosed"); err == nil {
-		t.Error("a bad rule is accepted")
-	}
-}
-
 func TestHistoryFileIsCompacted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "h.jsonl")
 	var b []byte

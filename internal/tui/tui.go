@@ -42,6 +42,7 @@ type Engine interface {
 	Flush(ctx context.Context) error
 	Notify(ctx context.Context, notificationType, title, message string) []string
 	RewindFiles(messageID string, dryRun bool) agent.RewindResult
+	UpdatePermissions(ups ...agent.PermissionUpdate) error
 	MCPLogin(ctx context.Context, name string) error
 	ContextUsage() agent.ContextUsage
 	Close() error
@@ -166,7 +167,6 @@ type host struct {
 	eng     Engine
 	gen     int // bumped by every start: messages of an older session are dropped
 	pending []tea.Msg
-	allow   *permission.Checker // the rules allowed "always" during this run
 }
 
 func (h *host) setProgram(p *tea.Program) {
@@ -304,43 +304,20 @@ func (h *host) restart(resume string, change func(*agent.Options)) error {
 }
 
 // AllowRule makes calls matching rule run without asking for the rest of
-// the run (the rule is also written to the local settings by the caller).
+// the session (the caller also writes it to the local settings, which
+// later sessions read).
 func (h *host) AllowRule(rule string) error {
 	r, err := permission.ParseRule(rule)
 	if err != nil {
 		return fmt.Errorf("rule %q: %w", rule, err)
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.allow == nil {
-		c, err := permission.NewChecker(permission.Config{Cwd: h.cwd})
-		if err != nil {
-			return fmt.Errorf("rule %q: %w", rule, err)
-		}
-		h.allow = c
-	}
-	return h.allow.AddRules(permission.Allow, r)
-}
-
-// allowed reports whether a rule allowed "always" during this run covers
-// the call.
-func (h *host) allowed(tool string, input json.RawMessage) bool {
-	h.mu.Lock()
-	c := h.allow
-	h.mu.Unlock()
-	if c == nil {
-		return false
-	}
-	d := c.Check(permission.Call{Tool: tool, Input: input})
-	return d.Behavior == permission.Allow && d.Rule != nil
+	rv := agent.PermissionRuleValue{ToolName: r.Tool, RuleContent: r.Specifier}
+	return h.engine().UpdatePermissions(agent.PermissionUpdate{Type: "addRules", Behavior: "allow", Rules: []agent.PermissionRuleValue{rv}})
 }
 
 // canUseTool is the session's CanUseTool: it runs on the engine's
 // goroutine and blocks until the user answers in the dialog.
 func (h *host) canUseTool(ctx context.Context, tool string, input json.RawMessage, info agent.ToolPermissionContext) (agent.PermissionResult, error) {
-	if h.allowed(tool, input) {
-		return agent.PermissionResult{Allow: true}, nil
-	}
 	// Show what the run produced so far (the tool call itself) first.
 	if e := h.engine(); e != nil {
 		_ = e.Flush(ctx)
