@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -14,7 +15,9 @@ import (
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/mcp"
 	"github.com/tackcode/tack/internal/mcp/mcpconfig"
+	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/protocol"
+	"github.com/tackcode/tack/internal/sandbox"
 	"github.com/tackcode/tack/internal/skill"
 	"github.com/tackcode/tack/internal/tool"
 	"github.com/tackcode/tack/internal/tool/agenttool"
@@ -363,4 +366,25 @@ func (s *agentSession) startAgentMCP(ctx context.Context, agent string, servers 
 	m.Start(ctx, configs)
 	m.WaitReady(ctx, mcpDeadline(s.getenv))
 	return m
+}
+
+// injectionCheck decides a skill's injected command as a Bash call would
+// be: by the rules and the mode, and, in the sandbox, without approval
+// (but never past a deny or an ask rule).
+func injectionCheck(c *permission.Checker, sb *sandbox.Sandbox) skill.CheckFunc {
+	check := skill.CheckerFunc(c)
+	if sb == nil || !sb.Settings().AutoAllow() {
+		return check
+	}
+	return func(command string) error {
+		err := check(command)
+		if !errors.Is(err, skill.ErrNeedsApproval) || !sb.Covers(command) {
+			return err
+		}
+		in, _ := json.Marshal(map[string]string{"command": command})
+		if d := c.Check(permission.Call{Tool: "Bash", Input: in}); d.Rule != nil {
+			return err // an ask rule
+		}
+		return nil
+	}
 }

@@ -121,3 +121,27 @@ func TestSandboxedWorktreeAgentWritesItsWorktree(t *testing.T) {
 		t.Error("the file appeared in the main tree")
 	}
 }
+
+// TestSandboxedSkillInjection: a skill's !`command` runs in the sandbox too
+// (its /tmp is private: a file of the real /tmp is not there).
+func TestSandboxedSkillInjection(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Fatal("bubblewrap is not installed: scripts/test installs it (apt-get install bubblewrap)")
+	}
+	marker, err := os.CreateTemp("", "tack-sandbox-marker-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker.Close()
+	defer os.Remove(marker.Name())
+	srv := llmtest.Start(t, llmtest.Options{Turns: []llmtest.Turn{turnFor("probe is running", llmtest.Text("seen"))}})
+	opts := testOptions(t, srv)
+	opts.Sandbox = &SandboxSettings{Enabled: true}
+	writeFile(t, filepath.Join(opts.Cwd, ".claude", "commands", "probe.md"),
+		"---\ndescription: Probe\n---\nResult: !`ls "+marker.Name()+" 2>&1`\n")
+	collect(t, context.Background(), "/probe", opts)
+	reqs := requestsFor(srv, "probe is running")
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "No such file or directory") {
+		t.Errorf("the injection did not run in the sandbox: %s", llm.TextOf(reqs[0].Messages[0].Content))
+	}
+}

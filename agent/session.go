@@ -230,6 +230,17 @@ func newSession(opts Options) (*agentSession, error) {
 		return nil, err
 	}
 
+	// The sandbox, when the settings (or the options) enable it: commands
+	// (the tools', the skills' injections) run inside bubblewrap.
+	sb, err := newSandbox(opts, settings, checker)
+	if err != nil {
+		return nil, err
+	}
+	var wrap func(string, []string, ...string) []string
+	if sb != nil {
+		wrap = sb.Wrap
+	}
+
 	all := append(builtin.All(), opts.extraTools...)
 	offered, err := builtin.Select(opts.Tools)
 	if err != nil {
@@ -280,7 +291,7 @@ func newSession(opts Options) (*agentSession, error) {
 	var loaded func(skill.Invocation) // set once the session exists
 	if all := ext.Skills(); len(all) > 0 {
 		skills = skill.New(skill.Options{Skills: all, SessionID: sessionID, Cwd: cwd,
-			Run: skill.ShellRunner(cwd, procEnv), Check: skill.CheckerFunc(checker),
+			Run: skill.ShellRunnerWith(cwd, procEnv, wrap), Check: injectionCheck(checker, sb),
 			OnLoad: func(inv skill.Invocation) { loaded(inv) }})
 		if len(skills.ModelInvocable()) > 0 && offeredTool(skilltool.Name) && (mainDef == nil || mainDef.allows(skilltool.Name)) {
 			tools = append(tools, skilltool.New(skilltool.Options{Runtime: skills, Forker: sa}))
@@ -309,12 +320,6 @@ func newSession(opts Options) (*agentSession, error) {
 		ScratchDir: filepath.Join(os.TempDir(), "tack-"+sessionID),
 		Modes:      modes{checker},
 		Tools:      registry,
-	}
-	// The sandbox, when the settings (or the options) enable it: commands
-	// run inside bubblewrap.
-	sb, err := newSandbox(opts, settings, checker)
-	if err != nil {
-		return nil, err
 	}
 	if sb != nil {
 		env.Shell.SetWrapper(sb.Wrap)

@@ -48,9 +48,17 @@ func bashCall(command string) permission.Call {
 // ShellRunner runs commands with a shell of their own started in cwd with
 // env (nil: the process's), so that an injected "cd" does not move the
 // session's shell. Standard error follows standard output.
-func ShellRunner(cwd string, env []string) RunFunc {
+func ShellRunner(cwd string, env []string) RunFunc { return ShellRunnerWith(cwd, env, nil) }
+
+// ShellRunnerWith is ShellRunner with the shell's commands run through wrap
+// (the session's sandbox); nil runs them as they are.
+func ShellRunnerWith(cwd string, env []string, wrap func(command string, argv []string, extra ...string) []string) RunFunc {
 	return func(ctx context.Context, command string) (string, error) {
-		out, err := shell.New(cwd, env).Run(ctx, command, shell.RunOptions{})
+		sh := shell.New(cwd, env)
+		if wrap != nil {
+			sh.SetWrapper(wrap)
+		}
+		out, err := sh.Run(ctx, command, shell.RunOptions{})
 		if err != nil {
 			return "", err
 		}
