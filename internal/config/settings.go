@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tackcode/tack/internal/jsontree"
+	"github.com/tackcode/tack/internal/spell"
 )
 
 // Settings are the keys of a Claude Code settings file that tack knows, every
@@ -279,7 +280,7 @@ func (d *document) typeError(n *jsontree.Node, path, want string) *Error {
 // look like a misspelt known key: those are almost always a policy that
 // silently does nothing.
 func (d *document) unknownKey(m jsontree.Member, path string, known []string) {
-	if s := suggest(m.Key, known); s != "" {
+	if s := spell.Suggest(m.Key, known); s != "" {
 		d.warn(m.KeyOff, join(path, m.Key), fmt.Sprintf("unknown key is ignored (did you mean %q?)", s))
 	}
 }
@@ -485,7 +486,7 @@ func (d *document) permissions(n *jsontree.Node) *Error {
 			}
 			if !contains(modes, v.Str) {
 				msg := fmt.Sprintf("unknown mode %q (want %s)", v.Str, orList(modes))
-				if s := suggest(v.Str, modes); s != "" {
+				if s := spell.Suggest(v.Str, modes); s != "" {
 					msg = fmt.Sprintf("unknown mode %q (did you mean %q? want %s)", v.Str, s, orList(modes))
 				}
 				return d.fail(v.Off, k, msg, nil)
@@ -627,7 +628,7 @@ func (d *document) hooks(n *jsontree.Node) *Error {
 		event := m.Key
 		if !IsHookEvent(event) {
 			msg := fmt.Sprintf("unknown hook event %q", event)
-			if s := suggest(event, hookEvents[:]); s != "" {
+			if s := spell.Suggest(event, hookEvents[:]); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			return d.fail(m.KeyOff, join(path, event), msg, nil)

@@ -1,6 +1,10 @@
 package config
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/tackcode/tack/internal/spell"
+)
 
 func TestSuggest(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
@@ -14,14 +18,8 @@ func TestSuggest(t *testing.T) {
 		{"xyz", ""},
 	} {
 		cands := append(append(append([]string{}, topLevelKeys...), permissionKeys...), hookEvents[:]...)
-		if got := suggest(c.in, cands); got != c.want {
+		if got := spell.Suggest(c.in, cands); got != c.want {
 			t.Errorf("suggest(%q) = %q, want %q", c.in, got, c.want)
 		}
-	}
-	if d := editDistance("kitten", "sitting", 10); d != 3 {
-		t.Errorf("editDistance = %d", d)
-	}
-	if d := editDistance("a", "abcdef", 3); d != 3 {
-		t.Errorf("limited editDistance = %d", d)
 	}
 }

@@ -3,6 +3,8 @@ package extension
 import (
 	"strconv"
 	"strings"
+
+	"github.com/tackcode/tack/internal/spell"
 )
 
 // Error is one problem with one definition file: a skill, command, agent,
@@ -69,53 +71,9 @@ func errAt(path string, n *node, field, msg string, cause error) *Error {
 	return e
 }
 
-// suggest returns the candidate closest to s when it is close enough to be
-// the intended spelling (another case, or at most two edits away), else "".
-func suggest(s string, candidates []string) string {
-	best, bestD := "", 3
-	ls := strings.ToLower(s)
-	for _, c := range candidates {
-		if c == s {
-			return ""
-		}
-		lc := strings.ToLower(c)
-		if lc == ls {
-			return c
-		}
-		if len(s) < 4 {
-			continue // short words are all "close" to each other
-		}
-		if d := editDistance(ls, lc); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // didYouMean is " (did you mean "x"?)" or "".
 func didYouMean(s string, candidates []string) string {
-	if c := suggest(s, candidates); c != "" {
+	if c := spell.Suggest(s, candidates); c != "" {
 		return " (did you mean " + strconv.Quote(c) + "?)"
 	}
 	return ""

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tackcode/tack/internal/permission"
+	"github.com/tackcode/tack/internal/spell"
 )
 
 // field reads typed values out of one definition's fields, reporting each
@@ -232,7 +233,7 @@ func unknownKeys(fields *node, known []string, path string) []*Error {
 		if slices.Contains(known, m.key) {
 			continue
 		}
-		if s := suggest(m.key, known); s != "" {
+		if s := spell.Suggest(m.key, known); s != "" {
 			out = append(out, &Error{Path: path, Line: m.line, Col: m.col, Field: m.key, Msg: fmt.Sprintf("unknown field, ignored (did you mean %q?)", s), Warning: true})
 		}
 	}

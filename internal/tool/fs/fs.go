@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tackcode/tack/internal/spell"
 	"github.com/tackcode/tack/internal/tool"
 )
 
@@ -124,7 +125,7 @@ func similarFile(env *tool.Env, path string) string {
 		case stem != "" && strings.TrimSuffix(n, filepath.Ext(n)) == stem:
 			score = 1
 		case len(base) >= 4:
-			if dist := editDistance(n, base, 2); dist <= 2 {
+			if dist := spell.Distance(n, base, 3); dist <= 2 {
 				score = 1 + dist
 			}
 		}
@@ -133,34 +134,4 @@ func similarFile(env *tool.Env, path string) string {
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b in bytes, or limit+1
-// once it is known to exceed limit.
-func editDistance(a, b string, limit int) int {
-	if d := len(a) - len(b); d > limit || -d > limit {
-		return limit + 1
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			rowMin = min(rowMin, cur[j])
-		}
-		if rowMin > limit {
-			return limit + 1
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
