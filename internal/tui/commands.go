@@ -14,7 +14,6 @@ import (
 
 	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/config"
-	"github.com/tackcode/tack/internal/extension"
 	"github.com/tackcode/tack/internal/version"
 )
 
@@ -615,16 +614,12 @@ type commandDoc struct{ description, hint string }
 
 type commandDocsMsg map[string]commandDoc
 
-// loadCommandDocs reads the descriptions and argument hints of the
-// project's and user's skills and commands (the session reports their
-// names only).
-func loadCommandDocs(opts extension.Options) map[string]commandDoc {
+// commandDocsOf takes the descriptions and argument hints of the session's
+// commands from what it reports (it has read them already).
+func commandDocsOf(info agent.ClientInfo) map[string]commandDoc {
 	docs := map[string]commandDoc{}
-	for _, s := range extension.Load(opts).Skills() {
-		if !s.UserInvocable {
-			continue
-		}
-		docs[s.Name] = commandDoc{description: firstLine(s.Description), hint: s.ArgumentHint}
+	for _, c := range info.CommandDetails {
+		docs[c.Name] = commandDoc{description: firstLine(c.Description), hint: c.ArgumentHint}
 	}
 	return docs
 }
@@ -650,6 +645,7 @@ func (m *Model) reopened(r reopenedMsg) tea.Cmd {
 	}
 	info := m.be.Info()
 	m.sessionID, m.modelID, m.commands = info.SessionID, info.Model, info.Commands
+	m.commandDocs = commandDocsOf(info) // a reopened session reads its commands anew
 	if r.err == nil {
 		m.out(r.done)
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/diff"
-	"github.com/tackcode/tack/internal/extension"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/session"
 )
@@ -645,19 +644,12 @@ func TestTinyTerminalDoesNotBreakTheView(t *testing.T) {
 }
 
 func TestCompletionShowsCommandDescriptionsAndHints(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, ".claude", "commands"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := "---\ndescription: Review a file for bugs\nargument-hint: \"[file]\"\n---\nReview $ARGUMENTS\n"
-	if err := os.WriteFile(filepath.Join(dir, ".claude", "commands", "review.md"), []byte(cmd), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	home := t.TempDir()
-	opts := extension.Options{Cwd: dir, ConfigDir: filepath.Join(home, ".claude"), Home: home, ManagedDir: t.TempDir(), Getenv: func(string) string { return "" }}
-	h := newHarness(t, func(c *modelConfig) {
-		c.commandDocs = func() map[string]commandDoc { return loadCommandDocs(opts) }
+	// The session reads its commands; the UI shows what it reports.
+	var h *harness
+	h = newHarness(t, func(c *modelConfig) {
+		c.commandDocs = func() map[string]commandDoc { return commandDocsOf(h.be.Info()) }
 	})
+	h.be.info.CommandDetails = []agent.CommandInfo{{Name: "review", Description: "Review a file for bugs", ArgumentHint: "[file]"}}
 	h.run(h.m.Init())
 	h.typeText("/rev")
 	if v := h.view(); !strings.Contains(v, "/review") || !strings.Contains(v, "[file]  Review a file for bugs") {

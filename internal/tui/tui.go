@@ -24,7 +24,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tackcode/tack/agent"
-	"github.com/tackcode/tack/internal/extension"
 	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/session"
 )
@@ -118,10 +117,6 @@ func Run(ctx context.Context, cfg Config) error {
 
 	configDir := session.ConfigDir(cfg.Getenv)
 	settings := loadUISettings(cwd, configDir, opts.Settings, opts.SettingSources)
-	extOpts := extension.Options{Cwd: cwd, ConfigDir: configDir, Getenv: cfg.Getenv, PluginDirs: opts.PluginDirs, Sources: settings.scopes}
-	if s := settings.current(); s != nil {
-		extOpts.EnabledPlugins = s.EnabledPlugins
-	}
 	m := newModel(modelConfig{
 		backend:     h,
 		cwd:         cwd,
@@ -131,7 +126,7 @@ func Run(ctx context.Context, cfg Config) error {
 		prompt:      cfg.Prompt,
 		resumed:     opts.Continue || opts.Resume != "",
 		settings:    settings,
-		commandDocs: func() map[string]commandDoc { return loadCommandDocs(extOpts) },
+		commandDocs: func() map[string]commandDoc { return commandDocsOf(h.Info()) },
 	})
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFilter(sizeFilter())}
 	if cfg.In != nil {
