@@ -221,14 +221,7 @@ func (pl pluginLoader) load(root, id string) (*Plugin, []*Error, *Error) {
 
 	// Skills: skills/NAME/SKILL.md, and the manifest's extra paths.
 	skillDirs := []string{filepath.Join(root, "skills")}
-	for _, rel := range m.SkillPaths {
-		d, ok := inside(root, rel)
-		if !ok {
-			probs = append(probs, &Error{Path: manifest, Field: "skills", Msg: fmt.Sprintf("path %q leaves the plugin folder", rel)})
-			continue
-		}
-		skillDirs = append(skillDirs, d)
-	}
+	skillDirs, probs = addInside(skillDirs, probs, root, manifest, "skills", m.SkillPaths)
 	for _, d := range skillDirs {
 		if _, err := os.Stat(filepath.Join(d, "SKILL.md")); err == nil { // a path naming one skill
 			s, w, e := readSkillFile(filepath.Join(d, "SKILL.md"), prefix+filepath.Base(d), KindSkill, source, root)
@@ -242,14 +235,7 @@ func (pl pluginLoader) load(root, id string) (*Plugin, []*Error, *Error) {
 		p.Skills, probs = append(p.Skills, skills...), append(probs, ps...)
 	}
 	cmdDirs := []string{filepath.Join(root, "commands")}
-	for _, rel := range m.CommandPaths {
-		d, ok := inside(root, rel)
-		if !ok {
-			probs = append(probs, &Error{Path: manifest, Field: "commands", Msg: fmt.Sprintf("path %q leaves the plugin folder", rel)})
-			continue
-		}
-		cmdDirs = append(cmdDirs, d)
-	}
+	cmdDirs, probs = addInside(cmdDirs, probs, root, manifest, "commands", m.CommandPaths)
 	for _, d := range cmdDirs {
 		if strings.HasSuffix(d, ".md") {
 			s, w, e := readSkillFile(d, prefix+strings.TrimSuffix(filepath.Base(d), ".md"), KindCommand, source, root)
@@ -264,14 +250,7 @@ func (pl pluginLoader) load(root, id string) (*Plugin, []*Error, *Error) {
 	}
 	ap := agentParser{known: pl.known, lookup: lookup, pluginRoot: root}
 	agentDirs := []string{filepath.Join(root, "agents")}
-	for _, rel := range m.AgentPaths {
-		d, ok := inside(root, rel)
-		if !ok {
-			probs = append(probs, &Error{Path: manifest, Field: "agents", Msg: fmt.Sprintf("path %q leaves the plugin folder", rel)})
-			continue
-		}
-		agentDirs = append(agentDirs, d)
-	}
+	agentDirs, probs = addInside(agentDirs, probs, root, manifest, "agents", m.AgentPaths)
 	for _, d := range agentDirs {
 		agents, ps := ap.scanAgents(d, source, prefix)
 		p.Agents, probs = append(p.Agents, agents...), append(probs, ps...)
@@ -294,15 +273,7 @@ func (pl pluginLoader) load(root, id string) (*Plugin, []*Error, *Error) {
 			if err != nil {
 				probs = append(probs, err)
 			}
-			for _, rel := range rels {
-				if h, ok := inside(root, rel); ok {
-					if !slices.Contains(hookFiles, h) {
-						hookFiles = append(hookFiles, h)
-					}
-				} else {
-					probs = append(probs, &Error{Path: manifest, Field: "hooks", Msg: fmt.Sprintf("path %q leaves the plugin folder", rel)})
-				}
-			}
+			hookFiles, probs = addInside(hookFiles, probs, root, manifest, "hooks", rels)
 		}
 	}
 	for _, hf := range hookFiles {
@@ -344,15 +315,7 @@ func (pl pluginLoader) load(root, id string) (*Plugin, []*Error, *Error) {
 			if err != nil {
 				probs = append(probs, err)
 			}
-			for _, rel := range rels {
-				if h, ok := inside(root, rel); ok {
-					if !slices.Contains(mcpFiles, h) {
-						mcpFiles = append(mcpFiles, h)
-					}
-				} else {
-					probs = append(probs, &Error{Path: manifest, Field: "mcpServers", Msg: fmt.Sprintf("path %q leaves the plugin folder", rel)})
-				}
-			}
+			mcpFiles, probs = addInside(mcpFiles, probs, root, manifest, "mcpServers", rels)
 		}
 	}
 	for _, mf := range mcpFiles {
@@ -479,4 +442,20 @@ func ValidatePlugin(dir string) (*Plugin, []*Error) {
 		return nil, append(probs, err)
 	}
 	return p, probs
+}
+
+// addInside adds to list the paths of rels (relative to the plugin root,
+// from the manifest's field) that stay inside the plugin folder, once each;
+// a path that leaves it is a problem.
+func addInside(list []string, probs []*Error, root, manifest, field string, rels []string) ([]string, []*Error) {
+	for _, rel := range rels {
+		p, ok := inside(root, rel)
+		switch {
+		case !ok:
+			probs = append(probs, &Error{Path: manifest, Field: field, Msg: fmt.Sprintf("path %q leaves the plugin folder", rel)})
+		case !slices.Contains(list, p):
+			list = append(list, p)
+		}
+	}
+	return list, probs
 }
