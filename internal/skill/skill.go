@@ -53,8 +53,10 @@ type Runtime struct {
 	checkers map[string]*permission.Checker // allowed-tools, by skill
 	seq      int
 	loaded   []Invocation // what went into the conversation, in order
-	// activated are the skills with paths whose files the session touched.
-	activated map[string]bool
+	// conditional are the model-invocable skills with paths (Activate looks
+	// at them on every file read); activated those whose files were read.
+	conditional []*extension.Skill
+	activated   map[string]bool
 }
 
 // New returns a runtime over opts.Skills.
@@ -62,6 +64,11 @@ func New(opts Options) *Runtime {
 	r := &Runtime{opts: opts, byName: map[string]*extension.Skill{}, checkers: map[string]*permission.Checker{}, activated: map[string]bool{}}
 	for _, s := range opts.Skills {
 		r.byName[s.Name] = s
+	}
+	for _, s := range r.ModelInvocable() {
+		if len(s.Paths) > 0 {
+			r.conditional = append(r.conditional, s)
+		}
 	}
 	return r
 }
@@ -108,6 +115,9 @@ func (r *Runtime) Listed() []*extension.Skill {
 // the path relative to the session's directory, and against the bare
 // file name for patterns without a slash.
 func (r *Runtime) Activate(path string) []*extension.Skill {
+	if len(r.conditional) == 0 {
+		return nil
+	}
 	rel := path
 	if r.opts.Cwd != "" && filepath.IsAbs(path) {
 		if p, err := filepath.Rel(r.opts.Cwd, path); err == nil && !strings.HasPrefix(p, "..") {
@@ -119,8 +129,8 @@ func (r *Runtime) Activate(path string) []*extension.Skill {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []*extension.Skill
-	for _, s := range r.ModelInvocable() {
-		if len(s.Paths) == 0 || r.activated[s.Name] {
+	for _, s := range r.conditional {
+		if r.activated[s.Name] {
 			continue
 		}
 		for _, p := range s.Paths {
