@@ -2,19 +2,44 @@ package permission
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
-// finding is a reason to ask, with the rule behind it if any.
+// finding is a reason to ask, with the rule behind it if any. maybeDeny
+// marks a deny rule that might cover what the command does (a path or a
+// command only known at run time, a tree it reads): unlike an ask rule,
+// it denies where nobody is asked (bypassPermissions, dontAsk).
 type finding struct {
-	rule   *compiledRule
-	reason string
+	rule      *compiledRule
+	reason    string
+	maybeDeny bool
+}
+
+// findings keeps the first finding of each kind.
+type findings struct{ ask, maybe *finding }
+
+func (f *findings) note(x *finding) {
+	switch {
+	case x == nil:
+	case x.maybeDeny:
+		if f.maybe == nil {
+			f.maybe = x
+		}
+	case f.ask == nil:
+		f.ask = x
+	}
+}
+
+func (f *findings) merge(o findings) {
+	f.note(o.ask)
+	f.note(o.maybe)
 }
 
 // verdict is the outcome for one simple command.
 type verdict struct {
-	deny *Decision
-	ask  *finding
+	deny  *Decision
+	found findings
 	// soft says why the command is not allowed ("" when it is).
 	soft string
 	// readOnly: it only reads, so plan mode accepts it.
@@ -27,7 +52,8 @@ type verdict struct {
 
 // bash decides a shell command: every simple command in it must be
 // allowed, any denied one denies the whole, and any that an ask rule
-// matches makes it ask.
+// matches makes it ask. Where a deny rule might cover what it does, it is
+// denied in the modes that ask nobody and asked elsewhere.
 func (st *state) bash(cmd string) Decision {
 	if r := firstWhole(st.deny, "Bash"); r != nil {
 		return denyBy(r, fmt.Sprintf("%s denies every shell command", r.rule.describe()))
@@ -36,7 +62,8 @@ func (st *state) bash(cmd string) Decision {
 	if an.err != nil {
 		return st.bashUnparsed(cmd, an.err)
 	}
-	var ask *finding
+	st.budget = walkBudget
+	var found findings
 	var soft, notRO []string
 	var by *compiledRule
 	for _, sc := range an.cmds {
@@ -44,9 +71,7 @@ func (st *state) bash(cmd string) Decision {
 		if v.deny != nil {
 			return *v.deny
 		}
-		if v.ask != nil && ask == nil {
-			ask = v.ask
-		}
+		found.merge(v.found)
 		if v.soft != "" && !contains(soft, v.soft) {
 			soft = append(soft, v.soft)
 		}
@@ -57,14 +82,20 @@ func (st *state) bash(cmd string) Decision {
 			by = v.by
 		}
 	}
+	if len(an.opaque) > 0 {
+		found.note(st.opaqueFinding(quoteCmd(cmd), an.opaque[0]))
+	}
 	for _, p := range an.problems {
 		why := fmt.Sprintf("%s %s", quoteCmd(cmd), p)
 		soft = append(soft, why)
 		notRO = append(notRO, why)
 	}
 	mutating := len(notRO) > 0
-	if ask != nil {
-		return st.hard(ask.rule, ask.reason, mutating)
+	if f := found.maybe; f != nil {
+		return st.unsure(f.rule, f.reason, mutating)
+	}
+	if f := found.ask; f != nil {
+		return st.hard(f.rule, f.reason, mutating)
 	}
 	if r := firstWhole(st.ask, "Bash"); r != nil {
 		return st.hard(r, fmt.Sprintf("%s requires approval for every shell command", r.rule.describe()), mutating)
@@ -88,82 +119,91 @@ func (st *state) bash(cmd string) Decision {
 	return Decision{Behavior: Allow, Reason: "read-only command inside the working directories"}
 }
 
+// denyingRule returns a deny rule that a command could dodge by what it
+// hides: one about shell commands or about file paths.
+func (st *state) denyingRule() *compiledRule {
+	for _, r := range st.deny {
+		if r.coversTool("Bash") || r.coversTool("Read") || r.coversTool("Edit") {
+			return r
+		}
+	}
+	return nil
+}
+
+// opaqueFinding is a possible denial for a command whose effect cannot be
+// told (what says why), when some deny rule could be dodged by it.
+func (st *state) opaqueFinding(show, what string) *finding {
+	r := st.denyingRule()
+	if r == nil {
+		return nil
+	}
+	return &finding{r, fmt.Sprintf("%s %s, so %s cannot be checked against it", show, what, r.rule.describe()), true}
+}
+
+// effectOf classifies a command through its harmless wrappers: what the
+// innermost command does, plus what the wrappers write (time -o F).
+func effectOf(args []word, decl bool) (effect, [][]word) {
+	layers, writes := harmlessLayers(args)
+	var eff effect
+	switch {
+	case len(args) == 0:
+		eff = effect{readOnly: true} // assignments or redirections alone
+	case decl:
+		eff = notReadOnly("`%s` sets shell variables", args[0].text)
+	default:
+		eff = commandEffect(layers[len(layers)-1])
+	}
+	eff.writes = append(writes, eff.writes...)
+	return eff, layers
+}
+
 // simple checks one simple command.
 func (st *state) simple(sc *simpleCmd) verdict {
 	var v verdict
 	show := quoteCmd(sc.src)
+	eff, layers := effectOf(sc.args, sc.decl)
+
+	// The deny and ask rules: on the commands it runs, through wrappers,
+	// shell strings and scripts, and on the files each of them touches.
+	t := st.runTargets(sc)
 	if len(sc.args) > 0 {
-		if d, a := st.matchRun(runTargets(sc.args, sc.stdin), show); d != nil {
+		d, f := st.matchRun(t, show)
+		if d != nil {
 			v.deny = d
 			return v
-		} else if a != nil {
-			v.ask = a
 		}
+		v.found.merge(f)
 	}
-
-	// What it does.
-	layers, writes := harmlessLayers(sc.args)
-	inner := layers[len(layers)-1]
-	var eff effect
-	switch {
-	case len(sc.args) == 0:
-		eff = effect{readOnly: true} // assignments or redirections alone
-	case sc.decl:
-		eff = notReadOnly("`%s` sets shell variables", sc.args[0].text)
-	default:
-		eff = commandEffect(inner)
-	}
-	writes = append(writes, eff.writes...)
-	reads := eff.reads
-	var redirWrites []word
-	for _, r := range sc.redirs {
-		if r.write {
-			redirWrites = append(redirWrites, r.target)
-		}
-		if r.read {
-			reads = append(reads, r.target)
-		}
-	}
-
-	// Deny and ask rules on the files it writes and reads.
-	wv, unknownW, d, a := st.filesOf(writes, sc, "Edit", "writing", show)
-	if d != nil {
-		v.deny = d
+	own := st.files(eff, sc, show)
+	if own.deny != nil {
+		v.deny = own.deny
 		return v
 	}
-	rwv, unknownRW, d, a3 := st.filesOf(redirWrites, sc, "Edit", "writing", show)
-	if d != nil {
-		v.deny = d
-		return v
+	v.found.merge(own.found)
+	for _, in := range t.inner {
+		e, _ := effectOf(in.args, false)
+		r := st.files(e, &simpleCmd{dirs: in.at.dirs, dirsUnknown: in.at.dirsUnknown}, show)
+		if r.deny != nil {
+			v.deny = r.deny
+			return v
+		}
+		v.found.merge(r.found)
 	}
-	if a == nil {
-		a = a3
+	for _, n := range t.nested {
+		e, _ := effectOf(n.args, n.decl)
+		r := st.files(e, n, quoteCmd(n.src))
+		if r.deny != nil {
+			v.deny = r.deny
+			return v
+		}
+		v.found.merge(r.found)
 	}
-	rv, unknownR, d, a2 := st.filesOf(reads, sc, "Read", "reading", show)
-	if d != nil {
-		v.deny = d
-		return v
+	if t.opaque != "" {
+		v.found.note(st.opaqueFinding(show, t.opaque))
 	}
-	if v.ask == nil {
-		v.ask = a
-	}
-	if v.ask == nil {
-		v.ask = a2
-	}
-	// Removing a directory removes what it holds: a rule about anything
-	// under it applies.
-	for _, w := range eff.deletes {
-		paths, _ := wordPaths(w, st.cwd, st.home, sc.dirs, sc.dirsUnknown)
-		for _, p := range paths {
-			pv := view(p, st.follow)
-			if r := st.matchUnder(st.deny, "Edit", pv); r != nil {
-				d := denyBy(r, fmt.Sprintf("%s denies removing %s (%s)", r.rule.describe(), p, show))
-				v.deny = &d
-				return v
-			}
-			if r := st.matchUnder(st.ask, "Edit", pv); r != nil && v.ask == nil {
-				v.ask = &finding{r, fmt.Sprintf("%s requires approval for removing %s (%s)", r.rule.describe(), p, show)}
-			}
+	if eff.readOnly && eff.git {
+		if why := st.gitProblem(sc, eff); why != "" {
+			eff = eff.demote("`git` here %s", why)
 		}
 	}
 
@@ -181,7 +221,7 @@ func (st *state) simple(sc *simpleCmd) verdict {
 		v.by = st.allowRule(layers)
 	}
 	byMode := envOK && (eff.readOnly || st.mode == ModeAcceptEdits && eff.fileOp)
-	v.readOnly = envOK && eff.readOnly && len(wv) == 0 && len(rwv) == 0 && !unknownW && !unknownRW
+	v.readOnly = envOK && eff.readOnly && len(own.wv) == 0 && len(own.rwv) == 0 && !own.unknownW && !own.unknownRW
 	switch {
 	case !envOK:
 		v.notRO = fmt.Sprintf("%s sets %s for the command", show, env)
@@ -203,13 +243,13 @@ func (st *state) simple(sc *simpleCmd) verdict {
 	// Where it writes. An allow rule vouches for the files its command
 	// names inside the working directories; redirections are not part of
 	// the command, so they are edits like any other.
-	if unknownW || unknownRW {
+	if own.unknownW || own.unknownRW {
 		v.soft = fmt.Sprintf("%s writes to a file only known at run time", show)
 		return v
 	}
-	for i, p := range append(wv, rwv...) {
-		vouched := v.by != nil && i < len(wv)
-		if st.matchPath(st.allow, "Edit", p) != nil {
+	for i, p := range append(own.wv, own.rwv...) {
+		vouched := v.by != nil && i < len(own.wv)
+		if st.allowsPath(st.allow, "Edit", p) != nil {
 			continue
 		}
 		switch {
@@ -217,6 +257,8 @@ func (st *state) simple(sc *simpleCmd) verdict {
 			v.soft = fmt.Sprintf("%s writes %s, outside the working directories", show, p.lex)
 		case protectedPath(p.lex) || protectedPath(p.real):
 			v.soft = fmt.Sprintf("%s writes %s, which configures git, MCP servers or permissions", show, p.lex)
+		case st.protectedLink(p) != "":
+			v.soft = fmt.Sprintf("%s writes %s, another name of %s, which configures git, MCP servers or permissions", show, p.lex, st.protectedLink(p))
 		case !vouched && st.mode != ModeAcceptEdits:
 			v.soft = fmt.Sprintf("%s writes %s: editing files needs approval in %s mode", show, p.lex, st.mode)
 		}
@@ -224,14 +266,17 @@ func (st *state) simple(sc *simpleCmd) verdict {
 			return v
 		}
 	}
+	if own.soft != "" {
+		v.soft = own.soft
+		return v
+	}
 	for _, w := range eff.deletes {
 		if !w.static() {
 			continue // a glob removes entries, not the directory itself
 		}
-		paths, _ := wordPaths(w, st.cwd, st.home, sc.dirs, sc.dirsUnknown)
-		for _, p := range paths {
-			if view(p, st.follow).isRoot(st.dirs) {
-				v.soft = fmt.Sprintf("%s removes the working directory %s itself", show, p)
+		for _, ref := range st.wordRefs(w, sc) {
+			if view(ref.raw, st.follow).isRoot(st.dirs) {
+				v.soft = fmt.Sprintf("%s removes the working directory %s itself", show, ref.raw)
 				return v
 			}
 		}
@@ -241,12 +286,12 @@ func (st *state) simple(sc *simpleCmd) verdict {
 	if v.by != nil {
 		return v
 	}
-	if unknownR {
+	if own.unknownR {
 		v.soft = fmt.Sprintf("%s reads a path only known at run time", show)
 		return v
 	}
-	for _, p := range rv {
-		if !p.insideAny(st.dirs) && st.matchPath(st.allow, "Read", p) == nil {
+	for _, p := range own.rv {
+		if !p.insideAny(st.dirs) && st.allowsPath(st.allow, "Read", p) == nil {
 			v.soft = fmt.Sprintf("%s reads %s, outside the working directories", show, p.lex)
 			return v
 		}
@@ -254,45 +299,204 @@ func (st *state) simple(sc *simpleCmd) verdict {
 	return v
 }
 
-// filesOf resolves the paths a command writes or reads and applies the
-// deny and ask rules of tool (Edit or Read) to them.
-func (st *state) filesOf(ws []word, sc *simpleCmd, tool, verb, show string) (views []pathView, unknown bool, deny *Decision, ask *finding) {
-	for _, w := range ws {
-		paths, ok := wordPaths(w, st.cwd, st.home, sc.dirs, sc.dirsUnknown)
+// fileReport is what the checker found about the files one command
+// touches.
+type fileReport struct {
+	deny  *Decision
+	found findings
+	// wv, rwv and rv are the paths it writes (as the command's operands,
+	// and by redirections) and reads.
+	wv, rwv, rv []pathView
+	// unknown*: one of them is only known at run time.
+	unknownW, unknownRW, unknownR bool
+	// soft says why it cannot run without approval, whatever allows it:
+	// it follows links out of the working directories, or links a
+	// protected file.
+	soft string
+}
+
+// files applies the deny and ask rules to the files a command with effect
+// eff reads, writes, removes, links and walks, at sc (its directories and
+// redirections).
+func (st *state) files(eff effect, sc *simpleCmd, show string) fileReport {
+	var rep fileReport
+	var redirWrites, reads []word
+	reads = append(reads, eff.reads...)
+	for _, r := range sc.redirs {
+		if r.write {
+			redirWrites = append(redirWrites, r.target)
+		}
+		if r.read {
+			reads = append(reads, r.target)
+		}
+	}
+	var d *Decision
+	if rep.wv, rep.unknownW, d = st.pathRules(eff.writes, sc, "Edit", "writing", show, &rep.found); d != nil {
+		rep.deny = d
+		return rep
+	}
+	if rep.rwv, rep.unknownRW, d = st.pathRules(redirWrites, sc, "Edit", "writing", show, &rep.found); d != nil {
+		rep.deny = d
+		return rep
+	}
+	if rep.rv, rep.unknownR, d = st.pathRules(reads, sc, "Read", "reading", show, &rep.found); d != nil {
+		rep.deny = d
+		return rep
+	}
+	// Words of unknown programs that name a denied file.
+	for _, w := range eff.maybe {
+		if !w.static() || w.text == "" {
+			continue
+		}
+		for _, ref := range st.wordRefs(w, sc) {
+			pv := view(ref.raw, st.follow)
+			for _, tool := range []string{"Read", "Edit"} {
+				if r := st.matchPath(st.deny, tool, pv); r != nil {
+					d := denyBy(r, fmt.Sprintf("%s denies %s, which %s names", r.rule.describe(), pv.lex, show))
+					rep.deny = &d
+					return rep
+				}
+				if r := st.matchPath(st.ask, tool, pv); r != nil {
+					rep.found.note(&finding{rule: r, reason: fmt.Sprintf("%s requires approval for %s, which %s names", r.rule.describe(), pv.lex, show)})
+				}
+			}
+		}
+	}
+	// Removing a directory removes what it holds: a rule about anything
+	// under it applies.
+	for _, w := range eff.deletes {
+		for _, ref := range st.wordRefs(w, sc) {
+			pv := view(ref.raw, st.follow)
+			if r := st.matchUnder(st.deny, "Edit", pv); r != nil {
+				d := denyBy(r, fmt.Sprintf("%s denies removing %s (%s)", r.rule.describe(), pv.lex, show))
+				rep.deny = &d
+				return rep
+			}
+			if r := st.matchUnder(st.ask, "Edit", pv); r != nil {
+				rep.found.note(&finding{rule: r, reason: fmt.Sprintf("%s requires approval for removing %s (%s)", r.rule.describe(), pv.lex, show)})
+			}
+		}
+	}
+	// A second name for a file writes it when the name is written.
+	for _, w := range eff.hardLinks {
+		for _, ref := range st.wordRefs(w, sc) {
+			pv := view(ref.raw, st.follow)
+			if r := st.matchPath(st.deny, "Edit", pv); r != nil {
+				d := denyBy(r, fmt.Sprintf("%s denies writing %s, which %s gives another name", r.rule.describe(), pv.lex, show))
+				rep.deny = &d
+				return rep
+			}
+			if protectedPath(pv.lex) || protectedPath(pv.real) {
+				rep.soft = fmt.Sprintf("%s gives %s, which configures git, MCP servers or permissions, another name", show, pv.lex)
+			}
+		}
+	}
+	// Trees it descends into.
+	for _, w := range eff.walks {
+		refs, ok := st.walkRoots(w.root, sc)
 		if !ok {
-			unknown = true
-			if r := hasPathRules(st.deny, tool); r != nil && ask == nil {
-				ask = &finding{r, fmt.Sprintf("%s is %s a path only known at run time, which %s might deny", show, verb, r.rule.describe())}
+			if w.content {
+				if r := hasPathRules(st.deny, "Read"); r != nil {
+					rep.found.note(&finding{r, fmt.Sprintf("%s reads a tree only known at run time, which %s might cover", show, r.rule.describe()), true})
+				}
 			}
 			continue
 		}
-		for _, p := range paths {
+		for _, root := range refs {
+			st.checkWalk(root, w, show, &rep)
+		}
+	}
+	return rep
+}
+
+// checkWalk looks into a tree a command descends into: a content reader
+// meeting a file a deny rule covers might deny; one that follows links out
+// of the working directories needs approval.
+func (st *state) checkWalk(root pathView, w walk, show string, rep *fileReport) {
+	denyMayMatch := w.content && st.matchUnder(st.deny, "Read", root) != nil
+	if !denyMayMatch && !w.follow {
+		return
+	}
+	found := st.walkTree(root, w, &st.budget)
+	if denyMayMatch {
+		switch {
+		case found.denied != "":
+			r := found.deniedRule
+			rep.found.note(&finding{r, fmt.Sprintf("%s would read %s, which %s denies", show, found.denied, r.rule.describe()), true})
+		case found.incomplete:
+			r := st.matchUnder(st.deny, "Read", root)
+			rep.found.note(&finding{r, fmt.Sprintf("%s reads the tree %s, where %s might cover files the checker could not look through", show, root.lex, r.rule.describe()), true})
+		}
+	}
+	if w.follow && rep.soft == "" {
+		switch {
+		case found.outside != "":
+			rep.soft = fmt.Sprintf("%s follows the symbolic link %s out of the working directories", show, found.outside)
+		case found.incomplete:
+			rep.soft = fmt.Sprintf("%s follows symbolic links under %s, too many to check", show, root.lex)
+		}
+	}
+}
+
+// pathRules resolves the paths a command writes or reads and applies the
+// deny and ask rules of tool (Edit or Read) to them, noting findings in
+// found.
+func (st *state) pathRules(ws []word, sc *simpleCmd, tool, verb, show string, found *findings) (views []pathView, unknown bool, deny *Decision) {
+	for _, w := range ws {
+		refs, ok := st.paths(w, sc)
+		if !ok {
+			unknown = true
+			if r := hasPathRules(st.deny, tool); r != nil {
+				found.note(&finding{r, fmt.Sprintf("%s is %s a path only known at run time, which %s might deny", show, verb, r.rule.describe()), true})
+			}
+			continue
+		}
+		for _, ref := range refs {
+			p := filepath.Clean(ref.raw)
 			if tool == "Edit" && harmlessWrite(p) || tool == "Read" && harmlessRead(p) {
 				continue
 			}
-			pv := view(p, st.follow)
-			if r := st.matchPath(st.deny, tool, pv); r != nil {
-				d := denyBy(r, fmt.Sprintf("%s denies %s %s (%s)", r.rule.describe(), verb, p, show))
-				return nil, false, &d, nil
+			pv := view(ref.raw, st.follow)
+			if ref.under {
+				// A glob that could not be expanded: anything under pv.
+				if r := st.matchUnder(st.deny, tool, pv); r != nil {
+					found.note(&finding{r, fmt.Sprintf("%s is %s files under %s that %s might deny", show, verb, pv.lex, r.rule.describe()), true})
+				}
+			} else if r := st.matchPath(st.deny, tool, pv); r != nil {
+				d := denyBy(r, fmt.Sprintf("%s denies %s %s (%s)", r.rule.describe(), verb, pv.lex, show))
+				return nil, false, &d
 			}
-			if r := st.matchPath(st.ask, tool, pv); r != nil && ask == nil {
-				ask = &finding{r, fmt.Sprintf("%s requires approval for %s %s (%s)", r.rule.describe(), verb, p, show)}
+			if r, other, complete := st.hardLinkDenied(pv, tool, &st.budget); r != nil {
+				d := denyBy(r, fmt.Sprintf("%s denies %s %s, another name of %s (%s)", r.rule.describe(), verb, pv.lex, other, show))
+				return nil, false, &d
+			} else if !complete {
+				if r := hasPathRules(st.deny, tool); r != nil {
+					found.note(&finding{r, fmt.Sprintf("%s is %s %s, which has other names the checker could not all find", show, verb, pv.lex), true})
+				}
+			}
+			if tool == "Read" {
+				if prog := st.programAt(pv.real); prog != nil {
+					for _, r := range st.deny {
+						if r.cmd != nil && r.cmd.match(prog.name) {
+							found.note(&finding{r, fmt.Sprintf("%s reads %s, the program %s denies: a copy would run it under another name", show, prog.path, r.rule.describe()), true})
+							break
+						}
+					}
+				}
+			}
+			if r := st.matchPath(st.ask, tool, pv); r != nil {
+				found.note(&finding{rule: r, reason: fmt.Sprintf("%s requires approval for %s %s (%s)", r.rule.describe(), verb, pv.lex, show)})
 			}
 			views = append(views, pv)
 		}
 	}
-	return views, unknown, nil, ask
+	return views, unknown, nil
 }
 
 // matchRun applies the Bash deny and ask rules to the commands a simple
 // command runs.
-func (st *state) matchRun(t *targets, show string) (*Decision, *finding) {
-	var ask *finding
-	note := func(f *finding) {
-		if ask == nil {
-			ask = f
-		}
-	}
+func (st *state) matchRun(t *targets, show string) (*Decision, findings) {
+	var found findings
 	for _, cmd := range t.cmds {
 		rendered := renderWords(cmd)
 		unknown := strings.Contains(rendered, runtime)
@@ -302,36 +506,31 @@ func (st *state) matchRun(t *targets, show string) (*Decision, *finding) {
 			}
 			if r.cmd.match(rendered) {
 				d := denyBy(r, fmt.Sprintf("%s denies %s", r.rule.describe(), show))
-				return &d, nil
+				return &d, found
 			}
 			if unknown && r.cmd.mayMatch(rendered) {
-				note(&finding{r, fmt.Sprintf("%s might match %s: part of it is only known at run time", show, r.rule.describe())})
+				found.note(&finding{r, fmt.Sprintf("%s might match %s: part of it is only known at run time", show, r.rule.describe()), true})
 			}
 		}
 		for _, r := range st.ask {
 			if r.cmd != nil && (r.cmd.match(rendered) || unknown && r.cmd.mayMatch(rendered)) {
-				note(&finding{r, fmt.Sprintf("%s requires approval for %s", r.rule.describe(), show)})
+				found.note(&finding{rule: r, reason: fmt.Sprintf("%s requires approval for %s", r.rule.describe(), show)})
 			}
 		}
 	}
 	for _, raw := range t.raws {
 		if r := rawMatch(st.deny, raw); r != nil {
 			d := denyBy(r, fmt.Sprintf("%s denies %s", r.rule.describe(), show))
-			return &d, nil
+			return &d, found
 		}
 		if r := rawMatch(st.ask, raw); r != nil {
-			note(&finding{r, fmt.Sprintf("%s requires approval for %s", r.rule.describe(), show)})
+			found.note(&finding{rule: r, reason: fmt.Sprintf("%s requires approval for %s", r.rule.describe(), show)})
 		}
 	}
 	if t.unknown {
-		for _, r := range st.deny {
-			if r.cmd != nil {
-				note(&finding{r, fmt.Sprintf("%s runs a command only known at run time, which %s might deny", show, r.rule.describe())})
-				break
-			}
-		}
+		found.note(st.opaqueFinding(show, "runs a command only known at run time"))
 	}
-	return nil, ask
+	return nil, found
 }
 
 // allowRule returns the allow rule that vouches for a command through any
@@ -441,6 +640,22 @@ func safeEnv(name string) bool {
 		return true
 	}
 	return strings.HasPrefix(name, "LC_") && isName(name)
+}
+
+// resolutionVar reports whether a variable changes which program a
+// command name runs (PATH, hash tables), which file a word names (HOME,
+// PWD, CDPATH, IFS), what globs match (GLOBIGNORE), or makes shells and
+// language runtimes load code (BASH_ENV, LD_PRELOAD, NODE_OPTIONS…).
+func resolutionVar(name string) bool {
+	switch name {
+	case "PATH", "path", "HOME", "PWD", "OLDPWD", "CDPATH", "cdpath", "IFS", "GLOBIGNORE", "FIGNORE", "EXECIGNORE",
+		"BASH_ENV", "ENV", "ZDOTDIR", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "BASH_LOADABLES_PATH",
+		"fpath", "FPATH", "module_path", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "PYTHONPATH", "PYTHONSTARTUP",
+		"PYTHONHOME", "NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
+		"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "GCONV_PATH", "PAGER", "EDITOR", "VISUAL":
+		return true
+	}
+	return strings.HasPrefix(name, "GIT_") || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "BASH_FUNC_")
 }
 
 // harmlessVar reports whether setting a shell variable for the rest of the

@@ -75,6 +75,13 @@ type Checker struct {
 	mode  Mode
 	dirs  []workDir
 	rules [3][]*compiledRule // by Behavior
+
+	// programs are the executables Bash deny and ask rules name, found on
+	// PATH when first needed for the rules of progRules (see
+	// deniedPrograms).
+	progMu    sync.Mutex
+	progRules int
+	programs  []*program
 }
 
 // NewChecker compiles the rules. It fails on an invalid mode, a relative
@@ -191,6 +198,9 @@ type state struct {
 	dirs             []workDir
 	allow, ask, deny []*compiledRule
 	cwd              string // the call's directory
+	// budget is what is left of the directory entries the call may read
+	// (see walkBudget).
+	budget int
 }
 
 func (c *Checker) snapshot(callCwd string) *state {
@@ -244,7 +254,7 @@ func (c *Checker) Check(call Call) Decision {
 // files while they walk a tree.
 func (c *Checker) ReadDenied(path string) bool {
 	st := c.snapshot("")
-	return st.matchPath(st.deny, "Read", view(absPath(path, st.cwd, st.home), st.follow)) != nil
+	return st.matchPath(st.deny, "Read", view(rawAbs(path, st.cwd, st.home), st.follow)) != nil
 }
 
 // --- decisions ---
@@ -287,6 +297,25 @@ func (st *state) hard(r *compiledRule, reason string, mutating bool) Decision {
 	switch {
 	case st.mode == ModeDontAsk:
 		return Decision{Behavior: Deny, Reason: "dontAsk mode denies what would need approval: " + reason, Rule: rule}
+	case st.mode == ModePlan && mutating:
+		return Decision{Behavior: Deny, Reason: "plan mode allows only read-only actions: " + reason, Rule: rule}
+	}
+	return Decision{Behavior: Ask, Reason: reason, Rule: rule}
+}
+
+// unsure is what happens to a call a deny rule might cover (what it does
+// is only known at run time, or could not be looked through): it is
+// denied where nobody is asked (bypassPermissions, dontAsk) and asked
+// elsewhere, so that a deny rule holds in every mode.
+func (st *state) unsure(r *compiledRule, reason string, mutating bool) Decision {
+	var rule *Rule
+	if r != nil {
+		copied := r.rule
+		rule = &copied
+	}
+	switch {
+	case st.mode == ModeBypass || st.mode == ModeDontAsk:
+		return Decision{Behavior: Deny, Reason: fmt.Sprintf("%s mode denies what a deny rule might cover: %s", st.mode, reason), Rule: rule}
 	case st.mode == ModePlan && mutating:
 		return Decision{Behavior: Deny, Reason: "plan mode allows only read-only actions: " + reason, Rule: rule}
 	}
@@ -351,6 +380,23 @@ func (st *state) matchPath(rs []*compiledRule, tool string, v pathView) *compile
 	return nil
 }
 
+// allowsPath returns a rule in rs covering tool that allows the path both
+// as written and as the kernel resolves it: a link inside an allowed
+// directory that points elsewhere is not allowed by it.
+func (st *state) allowsPath(rs []*compiledRule, tool string, v pathView) *compiledRule {
+	var first *compiledRule
+	for _, p := range v.forms() {
+		r := st.matchPath(rs, tool, pathView{lex: p})
+		if r == nil {
+			return nil
+		}
+		if first == nil {
+			first = r
+		}
+	}
+	return first
+}
+
 // matchUnder returns the first rule in rs covering tool whose path pattern
 // could match path or anything under it.
 func (st *state) matchUnder(rs []*compiledRule, tool string, v pathView) *compiledRule {
@@ -408,14 +454,21 @@ func (st *state) pathTool(tool string, in toolInput, badInput bool) Decision {
 	if raw == "" || !known {
 		return st.wholeOrSoft(tool, fmt.Sprintf("the %s call names no path the checker can read", tool), edit)
 	}
-	v := view(absPath(raw, st.cwd, st.home), st.follow)
+	v := view(rawAbs(raw, st.cwd, st.home), st.follow)
 	if r := st.matchPath(st.deny, tool, v); r != nil {
 		return denyBy(r, fmt.Sprintf("%s denies %s %s", r.rule.describe(), verb, v.lex))
+	}
+	st.budget = walkBudget
+	if r, other, complete := st.hardLinkDenied(v, tool, &st.budget); r != nil {
+		return denyBy(r, fmt.Sprintf("%s denies %s %s, another name of %s", r.rule.describe(), verb, v.lex, other))
+	} else if !complete {
+		r := hasPathRules(st.deny, tool)
+		return st.unsure(r, fmt.Sprintf("%s has other names the checker could not all find, which %s might cover", v.lex, r.rule.describe()), edit)
 	}
 	if r := st.matchPath(st.ask, tool, v); r != nil {
 		return st.hard(r, fmt.Sprintf("%s requires approval for %s %s", r.rule.describe(), verb, v.lex), edit)
 	}
-	if r := st.matchPath(st.allow, tool, v); r != nil {
+	if r := st.allowsPath(st.allow, tool, v); r != nil {
 		return st.allowed(r, fmt.Sprintf("%s allows %s %s", r.rule.describe(), verb, v.lex), edit)
 	}
 	inside := v.insideAny(st.dirs)
@@ -430,6 +483,8 @@ func (st *state) pathTool(tool string, in toolInput, badInput bool) Decision {
 		return st.soft(fmt.Sprintf("writing %s is outside the working directories", v.lex), true)
 	case protectedPath(v.lex) || protectedPath(v.real):
 		return st.soft(fmt.Sprintf("writing %s needs approval: it configures git, MCP servers or permissions", v.lex), true)
+	case st.protectedLink(v) != "":
+		return st.soft(fmt.Sprintf("writing %s needs approval: it is another name of %s, which configures git, MCP servers or permissions", v.lex, st.protectedLink(v)), true)
 	case st.mode == ModeAcceptEdits:
 		return Decision{Behavior: Allow, Reason: "acceptEdits mode accepts edits inside the working directories"}
 	}

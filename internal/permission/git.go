@@ -1,14 +1,13 @@
 package permission
 
 import (
-	"fmt"
 	"strings"
 )
 
 // gitEffect classifies a git command line (without "git"): read-only for
 // the subcommands and options that only inspect the repository.
 func gitEffect(args []word) effect {
-	e := effect{readOnly: true}
+	e := effect{readOnly: true, git: true}
 	i := 0
 	// Global options before the subcommand. Only the few that cannot run
 	// programs or change configuration are accepted: -c, --exec-path,
@@ -21,7 +20,7 @@ func gitEffect(args []word) effect {
 		if !strings.HasPrefix(a, "-") {
 			break
 		}
-		name, val, eq := strings.Cut(a, "=")
+		name, _, _ := strings.Cut(a, "=")
 		switch name {
 		case "-C":
 			if i+1 >= len(args) {
@@ -29,15 +28,13 @@ func gitEffect(args []word) effect {
 			}
 			i++
 			e.reads = append(e.reads, args[i])
-		case "--git-dir", "--work-tree":
-			if eq {
-				e.reads = append(e.reads, plainWord(val))
-			} else if i+1 < len(args) {
-				i++
-				e.reads = append(e.reads, args[i])
-			}
+			e.gitCd = append(e.gitCd, args[i])
+		case "--git-dir", "--work-tree", "--bare":
+			// The repository named there may be one the project ships,
+			// whose config (core.fsmonitor…) runs programs.
+			return notReadOnly("`git %s` reads a repository directory given on the command line, whose configuration can run programs", name)
 		case "--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--glob-pathspecs",
-			"--noglob-pathspecs", "--icase-pathspecs", "--no-replace-objects", "--bare", "--no-advice":
+			"--noglob-pathspecs", "--icase-pathspecs", "--no-replace-objects", "--no-advice":
 		default:
 			return notReadOnly("`git %s` is not read-only", a)
 		}
@@ -61,9 +58,18 @@ func gitEffect(args []word) effect {
 	}
 	opts, operands := gitArgs(rest, gitValueOpts(sub))
 	bad := func(format string, a ...any) effect {
-		out := notReadOnly(format, a...)
-		out.writes = e.writes
-		return out
+		return e.demote(format, a...)
+	}
+	// Paths and REV:path operands may name files it reads: a deny rule
+	// on them holds (`git show HEAD:.env`, `git blame .env`).
+	for _, op := range operands {
+		e.maybe = append(e.maybe, op)
+		if _, p, ok := strings.Cut(op.text, ":"); ok && p != "" && op.static() {
+			e.maybe = append(e.maybe, plainWord(p))
+		}
+	}
+	if sub == "grep" {
+		e.walks = append(e.walks, walk{root: plainWord("."), content: true, hidden: true})
 	}
 	switch sub {
 	case "status", "rev-parse", "ls-files", "ls-tree", "describe", "shortlog", "cat-file", "rev-list",
@@ -73,8 +79,7 @@ func gitEffect(args []word) effect {
 			name, val, eq := strings.Cut(o, "=")
 			switch {
 			case optIn(name, []string{"--output"}):
-				e.readOnly = false
-				e.why = fmt.Sprintf("`git %s --output` writes a file", sub)
+				e = e.demote("`git %s --output` writes a file", sub)
 				if eq {
 					e.writes = append(e.writes, plainWord(val))
 				} else {
@@ -226,8 +231,8 @@ func hasOpt(opts []string, names ...string) bool {
 			if name == n {
 				return true
 			}
-			if strings.HasPrefix(n, "--") && strings.HasPrefix(name, "--") && len(name) > 3 && strings.HasPrefix(n, name) {
-				return true // an abbreviated long option
+			if abbreviates(name, n) {
+				return true
 			}
 			if len(n) == 2 && n[0] == '-' && n[1] != '-' && len(name) > 2 && name[0] == '-' && name[1] != '-' && strings.IndexByte(name[1:], n[1]) >= 0 {
 				return true // inside a short-option cluster
@@ -235,4 +240,37 @@ func hasOpt(opts []string, names ...string) bool {
 		}
 	}
 	return false
+}
+
+// gitProblem says why git, as sc runs it, might use a repository the
+// project ships (see gitRepoProblem): the directories it may run in (the
+// call's, those cd moved to, its -C operands) are each looked at. Without
+// the file system, any other directory than the call's is a problem.
+func (st *state) gitProblem(sc *simpleCmd, eff effect) string {
+	if sc.dirsUnknown {
+		return "runs in a directory only known at run time"
+	}
+	for _, d := range sc.dirs {
+		dir := st.cwd
+		if d != "" {
+			if !st.follow {
+				return "runs in another directory (after cd), whose repository the checker cannot look at"
+			}
+			dir = rawAbs(d, st.cwd, st.home)
+		}
+		for _, c := range eff.gitCd {
+			s, ok := c.lit()
+			if !ok {
+				return "runs in a directory only known at run time"
+			}
+			if !st.follow {
+				return "runs in another directory (git -C), whose repository the checker cannot look at"
+			}
+			dir = rawAbs(s, dir, st.home)
+		}
+		if why := st.gitRepoProblem(dir); why != "" {
+			return "would use a repository whose configuration can run programs: " + why
+		}
+	}
+	return ""
 }

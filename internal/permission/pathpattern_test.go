@@ -1,6 +1,9 @@
 package permission
 
-import "testing"
+import (
+	"path/filepath"
+	"testing"
+)
 
 func TestPathPattern(t *testing.T) {
 	env := pathEnv{base: "/work", cwd: "/work/proj", home: "/home/u"}
@@ -138,7 +141,7 @@ func TestWordPaths(t *testing.T) {
 			continue
 		}
 		for i := range got {
-			if got[i] != tt.want[i] {
+			if filepath.Clean(got[i]) != tt.want[i] {
 				t.Errorf("wordPaths(%q) = %q, want %q", tt.word.text, got, tt.want)
 			}
 		}

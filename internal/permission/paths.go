@@ -28,28 +28,64 @@ func absPath(p, dir, home string) string {
 	return filepath.Join(dir, p)
 }
 
-// resolveLinks returns p with the symlinks of its longest existing prefix
-// resolved; what does not exist yet is kept as written.
-func resolveLinks(p string) string {
-	rest := ""
-	for cur := p; ; {
-		if real, err := filepath.EvalSymlinks(cur); err == nil {
-			if rest == "" {
-				return real
-			}
-			return filepath.Join(real, rest)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		if rest == "" {
-			rest = filepath.Base(cur)
-		} else {
-			rest = filepath.Join(filepath.Base(cur), rest)
-		}
-		cur = parent
+// rawAbs makes p absolute against dir without cleaning it: a ".." after a
+// symbolic link must be resolved from the link's target, as the kernel does
+// (see physical). "~" and "~/…" are under home.
+func rawAbs(p, dir, home string) string {
+	switch {
+	case p == "~":
+		return home
+	case strings.HasPrefix(p, "~/"):
+		return home + p[1:]
+	case strings.HasPrefix(p, "/"):
+		return p
 	}
+	return dir + "/" + p
+}
+
+// maxLinks bounds the symbolic links followed while resolving one path,
+// as the kernel's ELOOP limit does.
+const maxLinks = 40
+
+// physical returns the path the kernel opens for the absolute path p:
+// each element is taken in order, a symbolic link is replaced by its
+// target and ".." goes to the parent of the directory reached so far — so
+// `lnk/../x` is beside lnk's target, not beside lnk. Once an element does
+// not exist, the rest is kept as written (cleaned).
+func physical(p string) string {
+	cur := "/"
+	rest := strings.Split(p, "/")
+	links := 0
+	for len(rest) > 0 {
+		el := rest[0]
+		rest = rest[1:]
+		switch el {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, el)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return filepath.Join(append([]string{next}, rest...)...)
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		target, err := os.Readlink(next)
+		if err != nil || links >= maxLinks {
+			return filepath.Join(append([]string{next}, rest...)...)
+		}
+		links++
+		if strings.HasPrefix(target, "/") {
+			cur = "/"
+		}
+		rest = append(strings.Split(target, "/"), rest...)
+	}
+	return cur
 }
 
 // harmlessWrite reports whether writing p has no effect on files.
@@ -96,7 +132,7 @@ type workDir struct {
 func newWorkDir(dir string, follow bool) workDir {
 	d := workDir{lex: filepath.Clean(dir), real: filepath.Clean(dir)}
 	if follow {
-		d.real = resolveLinks(d.lex)
+		d.real = physical(d.lex)
 	}
 	return d
 }
@@ -141,11 +177,12 @@ func (v pathView) isRoot(dirs []workDir) bool {
 	return false
 }
 
-// view builds the pathView of an absolute path.
+// view builds the pathView of an absolute path as written (see rawAbs): the
+// lexical form cleans it, the real one resolves it as the kernel would.
 func view(p string, follow bool) pathView {
-	v := pathView{lex: p}
+	v := pathView{lex: filepath.Clean(p)}
 	if follow {
-		v.real = resolveLinks(p)
+		v.real = physical(p)
 	}
 	return v
 }
@@ -199,10 +236,10 @@ func wordPaths(w word, cwd, home string, dirs []string, dirsUnknown bool) (paths
 		if home == "" {
 			return nil, false
 		}
-		return []string{absPath(text, cwd, home)}, true
+		return []string{rawAbs(text, cwd, home)}, true
 	}
-	if filepath.IsAbs(text) {
-		return []string{filepath.Clean(text)}, true
+	if strings.HasPrefix(text, "/") {
+		return []string{text}, true
 	}
 	if dirsUnknown {
 		return nil, false
@@ -213,12 +250,72 @@ func wordPaths(w word, cwd, home string, dirs []string, dirsUnknown bool) (paths
 			if (d == "~" || strings.HasPrefix(d, "~/")) && home == "" {
 				return nil, false
 			}
-			base = absPath(d, cwd, home)
+			base = rawAbs(d, cwd, home)
 		}
-		p := filepath.Join(base, text)
+		p := base + "/" + text
 		if !contains(paths, p) {
 			paths = append(paths, p)
 		}
 	}
 	return paths, true
+}
+
+// pathRef is one path an argument names, absolute as written. under: the
+// argument is a glob that could not be expanded, standing for anything
+// under the path.
+type pathRef struct {
+	raw   string
+	under bool
+}
+
+// paths returns the paths an argument names at the simple command sc,
+// expanding globs against the file system when the checker may; ok is
+// false when they are only known at run time.
+func (st *state) paths(w word, sc *simpleCmd) ([]pathRef, bool) {
+	if w.pattern != nil && !w.dynamic && !sc.dirsUnknown {
+		var out []pathRef
+		expanded := true
+		for _, d := range sc.dirs {
+			base := st.cwd
+			if d != "" {
+				base = rawAbs(d, st.cwd, st.home)
+			}
+			ps, ok := st.expandGlob(w, base)
+			if !ok {
+				expanded = false
+				break
+			}
+			for _, p := range ps {
+				out = append(out, pathRef{raw: p})
+			}
+		}
+		if expanded {
+			return out, true
+		}
+	}
+	raws, ok := wordPaths(w, st.cwd, st.home, sc.dirs, sc.dirsUnknown)
+	refs := make([]pathRef, len(raws))
+	for i, r := range raws {
+		refs[i] = pathRef{raw: r, under: w.glob}
+	}
+	return refs, ok
+}
+
+// wordRefs returns the paths an argument names that are known.
+func (st *state) wordRefs(w word, sc *simpleCmd) []pathRef {
+	refs, _ := st.paths(w, sc)
+	return refs
+}
+
+// walkRoots returns the directories a walk starts from.
+func (st *state) walkRoots(w word, sc *simpleCmd) ([]pathView, bool) {
+	refs, ok := st.paths(w, sc)
+	if !ok {
+		return nil, false
+	}
+	views := make([]pathView, len(refs))
+	for i, r := range refs {
+		views[i] = view(r.raw, st.follow)
+	}
+	return views, true
 }

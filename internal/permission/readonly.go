@@ -14,19 +14,52 @@ type effect struct {
 	// cp, ln, sed -i, tee) that acceptEdits accepts when every path it
 	// touches is inside the working directories.
 	fileOp bool
-	// reads are the files and directories it reads.
+	// reads are the files and directories it reads, known or not: they are
+	// collected even when the command is not read-only, for deny rules.
 	reads []word
 	// writes are the files it creates or changes, checked however the
 	// command is allowed: `sort -o F`, `tee F`, `dd of=F`, `cp A F`, …
 	writes []word
 	// deletes are paths removed or moved away (rm, rmdir, mv sources).
 	deletes []word
+	// maybe are words that may name files a command the checker does not
+	// know reads or writes: a deny rule naming one of them denies it.
+	maybe []word
+	// walks are the trees it descends into.
+	walks []walk
+	// hardLinks are files given a second name (ln without -s): writing the
+	// new name writes them.
+	hardLinks []word
+	// git: the command is git, whose repository directory (the call's
+	// directory, moved by cd and by these -C operands) must be one git made.
+	git   bool
+	gitCd []word
 	// why says why the command is not read-only.
 	why string
 }
 
+// walk is a directory tree a command descends into.
+type walk struct {
+	root word
+	// content: it reads the files it finds (grep -r), rather than only
+	// listing them (ls -R, du, find without -exec).
+	content bool
+	// follow: it follows the symbolic links it meets (grep -R, find -L).
+	follow bool
+	// hidden: it also reads hidden files (rg skips them by default).
+	hidden bool
+}
+
 func notReadOnly(format string, args ...any) effect {
 	return effect{why: fmt.Sprintf(format, args...)}
+}
+
+// demote marks e as not read-only for the reason given, keeping what it
+// reads and writes for the deny rules.
+func (e effect) demote(format string, args ...any) effect {
+	e.readOnly, e.fileOp = false, false
+	e.why = fmt.Sprintf(format, args...)
+	return e
 }
 
 // unknownPath stands for a path only known at run time.
@@ -88,9 +121,34 @@ func commandEffect(args []word) effect {
 	}
 	spec, ok := roSpecFor(name)
 	if !ok {
-		return notReadOnly("`%s` is not a read-only command", name)
+		e := notReadOnly("`%s` is not a read-only command", name)
+		e.maybe = operandWords(rest)
+		return e
 	}
 	return spec.apply(name, rest)
+}
+
+// operandWords are the words of an unknown command that may name files:
+// its arguments that are not options, and the values of NAME=VALUE and
+// --option=VALUE words.
+func operandWords(args []word) []word {
+	var out []word
+	for _, a := range args {
+		if !a.static() {
+			continue
+		}
+		if _, val, ok := strings.Cut(a.text, "="); ok {
+			out = append(out, plainWord(val))
+			if !strings.HasPrefix(a.text, "-") {
+				out = append(out, a)
+			}
+			continue
+		}
+		if !strings.HasPrefix(a.text, "-") {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // pathRole says which operands of a read-only command are paths.
@@ -245,31 +303,29 @@ func roSpecFor(name string) (roSpec, bool) {
 	return s, true
 }
 
-// apply checks a read-only command's arguments against its spec.
+// apply checks a read-only command's arguments against its spec. What it
+// reads is collected even when it turns out not to be read-only.
 func (s roSpec) apply(name string, args []word) effect {
+	e := effect{readOnly: true}
 	for _, a := range args {
 		if a.procSubst {
 			continue
 		}
-		if a.dynamic && !s.dynOK {
-			return notReadOnly("`%s` has an argument only known at run time", name)
+		if a.dynamic && !s.dynOK && e.readOnly {
+			e = e.demote("`%s` has an argument only known at run time", name)
 		}
-		if a.glob && s.strict {
-			return notReadOnly("`%s` has a glob that could expand to an option", name)
+		if a.glob && s.strict && e.readOnly {
+			e = e.demote("`%s` has a glob that could expand to an option", name)
 		}
 	}
-	e := effect{readOnly: true}
 	opts, operands := scanArgs(args, s.argShort, s.argLong)
 	patternGiven := false
 	for _, o := range opts {
 		switch {
-		case optIn(o.name, s.forbid):
-			return notReadOnly("`%s %s` is not read-only", name, o.name)
-		case s.allowOnly != nil && !optIn(o.name, s.allowOnly):
-			return notReadOnly("`%s %s` is not read-only", name, o.name)
+		case optIn(o.name, s.forbid), s.allowOnly != nil && !optIn(o.name, s.allowOnly):
+			e = e.demote("`%s %s` is not read-only", name, o.name)
 		case optIn(o.name, s.writeOpts):
-			e.readOnly = false
-			e.why = fmt.Sprintf("`%s %s` writes a file", name, o.name)
+			e = e.demote("`%s %s` writes a file", name, o.name)
 			e.writes = append(e.writes, optPath(o))
 		}
 		if optIn(o.name, s.readOpts) {
@@ -278,16 +334,20 @@ func (s roSpec) apply(name string, args []word) effect {
 		if optIn(o.name, s.patternOpts) {
 			patternGiven = true
 		}
+		if o.abbrev && o.has {
+			// A value taken by an abbreviation the program may read
+			// differently: it could be a file operand.
+			e.maybe = append(e.maybe, o.value)
+		}
 	}
 	if s.maxOperands >= 0 && len(operands) > s.maxOperands {
 		if name == "uniq" {
-			e.readOnly = false
-			e.why = "`uniq` with a second operand writes it"
+			e = e.demote("`uniq` with a second operand writes it")
 			e.writes = append(e.writes, operands[1:]...)
 			e.reads = append(e.reads, operands[0])
 			return e
 		}
-		return notReadOnly("`%s` takes no operand here", name)
+		e = e.demote("`%s` takes no operand here", name)
 	}
 	switch s.paths {
 	case pathsAll:
@@ -301,7 +361,46 @@ func (s roSpec) apply(name string, args []word) effect {
 	if s.implicitCwd && (s.paths == pathsNone || len(operands) == 0) {
 		e.reads = append(e.reads, plainWord("."))
 	}
+	e.walks = walksOf(name, opts, e.reads)
 	return e
+}
+
+// walksOf says which of the directories a read-only command reads it
+// descends into, reading or listing what it finds.
+func walksOf(name string, opts options, reads []word) []walk {
+	var w walk
+	switch name {
+	case "grep", "egrep", "fgrep":
+		if !opts.has("-r", "-R", "--recursive", "--dereference-recursive") && !opts.valueIs("recurse", "-d", "--directories") {
+			return nil
+		}
+		w = walk{content: true, hidden: true, follow: opts.has("-R", "--dereference-recursive")}
+	case "rg":
+		w = walk{content: true, follow: opts.has("-L", "--follow"),
+			hidden: opts.has("--hidden", "-.") || opts.count("-u") >= 2}
+	case "ls", "dir", "vdir":
+		if !opts.has("-R", "--recursive") {
+			return nil
+		}
+		w = walk{hidden: true, follow: opts.has("-L", "--dereference")}
+	case "du":
+		w = walk{hidden: true, follow: opts.has("-L", "--dereference")}
+	case "tree":
+		w = walk{hidden: opts.has("-a"), follow: opts.has("-l")}
+	case "diff":
+		if !opts.has("-r", "--recursive") {
+			return nil
+		}
+		w = walk{content: true, hidden: true, follow: !opts.has("--no-dereference")}
+	default:
+		return nil
+	}
+	var out []walk
+	for _, r := range reads {
+		w.root = r
+		out = append(out, w)
+	}
+	return out
 }
 
 // appendPaths adds operands that name files ("-" is standard input).
@@ -324,18 +423,23 @@ func optPath(o option) word {
 	return o.value
 }
 
-// optIn reports whether the option name is in list; long options match by
-// unambiguous prefix as getopt_long does, so `--out` counts as `--output`.
+// optIn reports whether the option name is in list. Long options also match
+// by prefix, as getopt_long, git and curl accept any unambiguous
+// abbreviation: `--o` counts as `--output`. An ambiguous prefix makes the
+// program fail, so counting it as every option it abbreviates is safe.
 func optIn(name string, list []string) bool {
 	for _, l := range list {
-		if name == l {
-			return true
-		}
-		if strings.HasPrefix(name, "--") && strings.HasPrefix(l, "--") && len(name) > 3 && strings.HasPrefix(l, name) {
+		if name == l || abbreviates(name, l) {
 			return true
 		}
 	}
 	return false
+}
+
+// abbreviates reports whether name ("--x…") is a shortened form of the long
+// option full ("--x…yz").
+func abbreviates(name, full string) bool {
+	return len(name) > 2 && strings.HasPrefix(name, "--") && strings.HasPrefix(full, name)
 }
 
 // scanArgs splits arguments GNU style: options may come after operands
@@ -355,14 +459,15 @@ func scanArgs(args []word, argShort string, argLong []string) (options, []word) 
 		case strings.HasPrefix(a, "--"):
 			name, val, eq := strings.Cut(a, "=")
 			opt := option{name: name}
+			full, takesValue := matchLong(name, argLong)
+			if takesValue {
+				opt.name, opt.abbrev = "--"+full, full != name[2:]
+			}
 			if eq {
 				opt.value, opt.has = plainWord(val), true
-			} else if full, ok := matchLong(name, argLong); ok {
-				opt.name = "--" + full
-				if i+1 < len(args) {
-					i++
-					opt.value, opt.has = args[i], true
-				}
+			} else if takesValue && i+1 < len(args) {
+				i++
+				opt.value, opt.has = args[i], true
 			}
 			opts = append(opts, opt)
 		default:
@@ -402,59 +507,73 @@ func envEffect(args []word) effect {
 }
 
 // findEffect: find is read-only without its actions that run programs,
-// delete or write files.
+// delete or write files. It lists the trees under its starting points; with
+// -exec and friends the commands it runs read what it finds.
 func findEffect(args []word) effect {
 	e := effect{readOnly: true}
+	follow := false
 	i := 0
 	// Leading options -H -L -P -D opts -Olevel, then the starting points.
+lead:
 	for ; i < len(args); i++ {
 		a, static := args[i].lit()
 		if !static {
-			return notReadOnly("`find` has an argument only known at run time or a glob")
+			break
 		}
-		if a == "-H" || a == "-L" || a == "-P" || strings.HasPrefix(a, "-O") {
-			continue
-		}
-		if a == "-D" {
+		switch {
+		case a == "-L":
+			follow = true
+		case a == "-H" || a == "-P" || strings.HasPrefix(a, "-O"):
+		case a == "-D":
 			i++
-			continue
+		default:
+			break lead
 		}
-		break
 	}
-	paths := 0
 	for ; i < len(args); i++ {
 		a, static := args[i].lit()
 		if static && (strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == ")" || a == ",") {
 			break
 		}
-		if !static && !args[i].glob {
-			return notReadOnly("`find` has an argument only known at run time")
+		if !static && !args[i].glob && e.readOnly {
+			e = e.demote("`find` has an argument only known at run time")
 		}
 		e.reads = append(e.reads, args[i])
-		paths++
 	}
-	if paths == 0 {
+	if len(e.reads) == 0 {
 		e.reads = append(e.reads, plainWord("."))
 	}
+	content := false
 	for ; i < len(args); i++ {
 		a, static := args[i].lit()
 		if !static {
-			return notReadOnly("`find` has an argument only known at run time or a glob")
+			if e.readOnly {
+				e = e.demote("`find` has an argument only known at run time or a glob")
+			}
+			continue
 		}
 		switch a {
+		case "-follow":
+			follow = true
 		case "-exec", "-execdir", "-ok", "-okdir":
-			return notReadOnly("`find %s` runs a command", a)
+			content = true
+			if e.readOnly {
+				e = e.demote("`find %s` runs a command", a)
+			}
 		case "-delete":
-			return notReadOnly("`find -delete` deletes files")
+			e = e.demote("`find -delete` deletes files")
+			e.deletes = append(e.deletes, e.reads...)
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
-			e.readOnly = false
-			e.why = fmt.Sprintf("`find %s` writes a file", a)
+			e = e.demote("`find %s` writes a file", a)
 			if i+1 < len(args) {
 				e.writes = append(e.writes, args[i+1])
 			} else {
 				e.writes = append(e.writes, unknownPath())
 			}
 		}
+	}
+	for _, r := range e.reads {
+		e.walks = append(e.walks, walk{root: r, content: content, follow: follow, hidden: true})
 	}
 	return e
 }
@@ -468,11 +587,11 @@ func jqEffect(args []word) effect {
 	for i := 0; i < len(args); i++ {
 		a, static := args[i].lit()
 		if !static {
-			if args[i].glob && !args[i].dynamic {
-				operands = append(operands, args[i])
-				continue
+			if args[i].dynamic && e.readOnly {
+				e = e.demote("`jq` has an argument only known at run time")
 			}
-			return notReadOnly("`jq` has an argument only known at run time")
+			operands = append(operands, args[i])
+			continue
 		}
 		if positionalAreArgs && !strings.HasPrefix(a, "-") {
 			if !filterGiven {
@@ -548,7 +667,9 @@ func ddEffect(args []word) effect {
 			e.why = "`dd of=` writes a file"
 			e.writes = append(e.writes, word{text: s[3:], dynamic: a.dynamic, glob: a.glob})
 		case a.dynamic:
-			return effect{why: "`dd` has an argument only known at run time", writes: []word{unknownPath()}}
+			e = e.demote("`dd` has an argument only known at run time")
+			e.reads = append(e.reads, unknownPath())
+			e.writes = append(e.writes, unknownPath())
 		}
 	}
 	return e
@@ -624,6 +745,11 @@ func fileOpEffect(name string, args []word) effect {
 			e.deletes = sources
 		case "cp":
 			e.reads = sources
+			if opts.has("-r", "-R", "-a", "--recursive", "--archive") {
+				for _, src := range sources {
+					e.walks = append(e.walks, walk{root: src, content: true, hidden: true, follow: opts.has("-L", "--dereference")})
+				}
+			}
 		case "ln":
 			// A symlink's target is read through it later: it must not
 			// point outside; a relative one with ".." is resolved from the
@@ -634,6 +760,9 @@ func fileOpEffect(name string, args []word) effect {
 				}
 			}
 			e.reads = sources
+			if !opts.has("-s", "--symbolic") {
+				e.hardLinks = sources
+			}
 		}
 	}
 	return e

@@ -64,6 +64,10 @@ type analysis struct {
 	// problems are constructs that keep the whole line from being allowed
 	// by any allow rule or mode (but not from being denied).
 	problems []string
+	// opaque are constructs that change what later words of the line run
+	// or name (PATH=…, HOME=…, shopt …): where a deny rule could be
+	// dodged through them, the line is treated as if it might match one.
+	opaque []string
 	// err is set when the line does not parse; cmds is then empty.
 	err error
 }
@@ -219,6 +223,7 @@ func (a *analyzer) call(c *syntax.CallExpr, s *syntax.Stmt) {
 		a.assign(as)
 		if as.Name != nil {
 			sc.assigns = append(sc.assigns, as.Name.Value)
+			a.resolution(as.Name.Value)
 		}
 	}
 	for _, w := range c.Args {
@@ -228,6 +233,13 @@ func (a *analyzer) call(c *syntax.CallExpr, s *syntax.Stmt) {
 	sc.stdin = hereInput(s.Redirs)
 	for _, w := range c.Args {
 		sc.args = append(sc.args, expandWord(w)...)
+	}
+	if name, ok := sc.name(); ok && (name == "shopt" || name == "setopt" || name == "unsetopt") && len(sc.args) > 1 {
+		// dotglob, globstar, extglob, expand_aliases…
+		p := "changes shell options (`" + name + "`), which decide what later globs and names mean"
+		if !contains(a.out.opaque, p) {
+			a.out.opaque = append(a.out.opaque, p)
+		}
 	}
 	for _, w := range sc.args {
 		if w.unsafe != "" {
@@ -250,6 +262,9 @@ func (a *analyzer) decl(c *syntax.DeclClause) {
 	sc.src = a.slice(c.Pos(), c.End())
 	for _, as := range c.Args {
 		a.assign(as)
+		if as.Name != nil && !as.Naked {
+			a.resolution(as.Name.Value)
+		}
 		switch {
 		case as.Naked && as.Name != nil:
 			sc.args = append(sc.args, plainWord(as.Name.Value))
@@ -311,6 +326,20 @@ func (a *analyzer) assign(as *syntax.Assign) {
 func (a *analyzer) assignName(name string) {
 	if !harmlessVar(name) {
 		a.problem("sets the shell variable %s", name)
+	}
+	a.resolution(name)
+}
+
+// resolution notes an assignment to a variable that changes which program
+// a command name runs, which file a path names, what a glob matches or
+// what code a program loads.
+func (a *analyzer) resolution(name string) {
+	if !resolutionVar(name) {
+		return
+	}
+	p := "sets " + name + ", which changes what later commands run or which files they name"
+	if !contains(a.out.opaque, p) {
+		a.out.opaque = append(a.out.opaque, p)
 	}
 }
 

@@ -38,6 +38,9 @@ type word struct {
 	// split: an unquoted expansion, which may become several words or
 	// none.
 	split bool
+	// pattern is the parsed word of a glob without run-time parts, which
+	// the checker expands against the file system.
+	pattern *syntax.Word
 }
 
 // static reports whether the argument is known exactly: text is its value.
@@ -114,6 +117,9 @@ func convertWord(w *syntax.Word) word {
 		}
 	}
 	out.text = b.String()
+	if out.glob && !out.dynamic && out.unsafe == "" {
+		out.pattern = w
+	}
 	if !out.dynamic && hasBraceExpansion(out.text) {
 		// Brace expansion was done before; braces left over that still
 		// look expandable are not trusted to be literal.

@@ -13,69 +13,112 @@ const maxTargets = 64
 
 // targets are the commands a simple command may run, for deny and ask
 // rules: the command itself, what its wrappers run (sudo, env, xargs,
-// find -exec, …), and the commands of shell strings it hands to a shell
-// (sh -c, eval, su -c, watch).
+// find -exec, …), and the commands of shell strings and script files it
+// hands to a shell (sh -c, eval, su -c, watch, alias, trap, source f,
+// bash f, ./f).
 type targets struct {
+	st *state
+	// cmds are argument lists to match Bash rules against.
 	cmds [][]word
+	// inner are the argument lists wrappers run (sudo X, xargs X…): what
+	// they do to files is checked like the command's own.
+	inner []innerCmd
+	// nested are the simple commands of the shell strings and scripts it
+	// runs, with directories relative to the command's.
+	nested []*simpleCmd
 	// raws are shell strings that did not parse, checked by their text.
 	raws []string
 	// unknown: a wrapper runs something that cannot be made out (a
 	// dynamic word where the command should be, a shell reading a script
 	// from a pipe).
 	unknown bool
-	// stdin is the here-document the command reads.
-	stdin *word
+	// opaque says why a script it runs cannot be read.
+	opaque string
 }
 
-// runTargets collects the targets of one simple command. stdin is the
-// here-document or here-string it reads, if any: a shell reading its
-// script from standard input runs that.
-func runTargets(args []word, stdin *word) *targets {
-	t := &targets{stdin: stdin}
-	t.add(args, 0)
+// innerCmd is a command a wrapper runs, at the simple command (of the line
+// or of a shell string) whose directories it runs in.
+type innerCmd struct {
+	args []word
+	at   *simpleCmd
+}
+
+// runTargets collects the targets of one simple command.
+func (st *state) runTargets(sc *simpleCmd) *targets {
+	t := &targets{st: st}
+	t.add(sc.args, 0, sc)
 	return t
 }
 
-func (t *targets) add(args []word, depth int) {
+// add collects args, run at the simple command at.
+func (t *targets) add(args []word, depth int, at *simpleCmd) {
 	if len(args) == 0 || len(t.cmds) >= maxTargets {
 		return
 	}
 	t.cmds = append(t.cmds, args)
-	if name, ok := args[0].lit(); ok {
-		if base := commandBase(name); base != name && base != "" {
-			// A path to the binary (/bin/rm, ./rm, zsh's =rm) is matched by
-			// its base name for deny and ask rules.
-			alias := append([]word{plainWord(base)}, args[1:]...)
-			t.cmds = append(t.cmds, alias)
-		}
-	} else {
+	name, ok := args[0].lit()
+	if !ok {
 		t.unknown = true
 		return
+	}
+	if base := commandBase(name); base != name && base != "" {
+		// A path to the binary (/bin/rm, ./rm, zsh's =rm) is matched by
+		// its base name for deny and ask rules.
+		t.cmds = append(t.cmds, append([]word{plainWord(base)}, args[1:]...))
+	}
+	if prog := t.st.runsProgram(name, at.dirs); prog != nil {
+		// A copy or link of a denied program under another name.
+		t.cmds = append(t.cmds, append([]word{plainWord(prog.name)}, args[1:]...))
 	}
 	inner, scripts, unknown := unwrap(args)
 	if unknown {
 		t.unknown = true
 	}
-	if name, _ := args[0].lit(); isShell(commandBase(name)) {
-		if _, found, ok := shellCommandString(args[1:]); ok && !found && !shellHasScript(args[1:]) {
-			// The shell reads its commands from standard input.
-			if t.stdin != nil {
-				scripts = append(scripts, *t.stdin)
+	base := commandBase(name)
+	if isShell(base) {
+		if _, found, ok := shellCommandString(args[1:]); ok && !found {
+			if file, isFile := shellScriptFile(args[1:]); isFile {
+				t.file(file, depth, false, at)
+			} else if at.stdin != nil {
+				// The shell reads its commands from standard input.
+				scripts = append(scripts, *at.stdin)
 			} else {
 				t.unknown = true
 			}
 		}
 	}
+	switch {
+	case base == "source" || base == ".":
+		if len(args) > 1 {
+			t.file(args[1], depth, false, at)
+		}
+	case strings.Contains(name, "/"):
+		t.file(args[0], depth, true, at)
+	}
 	for _, in := range inner {
-		t.add(in, depth)
+		t.inner = append(t.inner, innerCmd{args: in, at: at})
+		t.add(in, depth, at)
 	}
 	for _, s := range scripts {
-		t.script(s, depth+1)
+		t.script(s, depth+1, at)
 	}
 }
 
-// script adds the commands of a shell string.
-func (t *targets) script(s word, depth int) {
+// file adds the commands of a script file run at the simple command at.
+func (t *targets) file(w word, depth int, shebang bool, at *simpleCmd) {
+	src, ran, opaque := t.st.readScript(w, at.dirs, at.dirsUnknown, shebang)
+	switch {
+	case opaque != "":
+		if t.opaque == "" {
+			t.opaque = opaque
+		}
+	case ran:
+		t.script(plainWord(src), depth+1, at)
+	}
+}
+
+// script adds the commands of a shell string run at the simple command at.
+func (t *targets) script(s word, depth int, at *simpleCmd) {
 	src, ok := s.lit()
 	if !ok {
 		t.unknown = true
@@ -91,11 +134,37 @@ func (t *targets) script(s word, depth int) {
 		t.raws = append(t.raws, src)
 		return
 	}
+	if len(an.opaque) > 0 && t.opaque == "" {
+		t.opaque = an.opaque[0]
+	}
 	for _, c := range an.cmds {
+		c.dirs, c.dirsUnknown = composeDirs(at, c)
+		t.nested = append(t.nested, c)
 		if len(c.args) > 0 {
-			t.add(c.args, depth)
+			t.add(c.args, depth, c)
 		}
 	}
+}
+
+// composeDirs returns the directories a command of a shell string runs
+// in: its own, taken from each directory the outer command may run in.
+func composeDirs(outer, c *simpleCmd) ([]string, bool) {
+	if outer.dirsUnknown || c.dirsUnknown {
+		return nil, true
+	}
+	var out []string
+	for _, o := range outer.dirs {
+		for _, d := range c.dirs {
+			j := joinDir(o, d)
+			if d == "" {
+				j = o
+			}
+			if !contains(out, j) {
+				out = append(out, j)
+			}
+		}
+	}
+	return out, len(out) > maxDirs
 }
 
 // commandBase is the name a command is known by: the last element of a
@@ -236,9 +305,43 @@ func unwrap(args []word) (inner [][]word, scripts []word, unknown bool) {
 			return nil, nil, true
 		}
 		if i >= len(rest) {
-			return [][]word{{plainWord("echo")}}, nil, false
+			return [][]word{{plainWord("echo"), unknownPath()}}, nil, false
 		}
-		return one(rest[i:], true)
+		// The command gets more arguments from standard input.
+		return one(append(append([]word(nil), rest[i:]...), unknownPath()), true)
+	case "alias":
+		// alias name=value: the value runs wherever the name is used.
+		var values []word
+		for _, a := range rest {
+			if _, v, ok := strings.Cut(a.text, "="); ok {
+				values = append(values, word{text: v, dynamic: a.dynamic, glob: a.glob})
+			}
+		}
+		return nil, values, false
+	case "hash":
+		// hash -p PATH NAME makes NAME run PATH.
+		for i := 0; i+1 < len(rest); i++ {
+			if s, _ := rest[i].lit(); s == "-p" {
+				return [][]word{{rest[i+1]}}, nil, false
+			}
+		}
+		return nil, nil, false
+	case "trap":
+		// trap ACTION SIGNAL…: the action is a shell string.
+		if len(rest) > 1 {
+			if s, _ := rest[0].lit(); s != "-" && s != "-p" && s != "-l" && s != "--" {
+				return nil, rest[:1], false
+			}
+		}
+		return nil, nil, false
+	case "enable":
+		// enable -f FILE loads a builtin from a shared object.
+		for _, a := range rest {
+			if s, _ := a.lit(); strings.HasPrefix(s, "-") && strings.Contains(s, "f") {
+				return nil, nil, true
+			}
+		}
+		return nil, nil, false
 	case "eval":
 		if len(rest) == 0 {
 			return nil, nil, false
@@ -314,27 +417,30 @@ func shellCommandString(args []word) (s word, found, ok bool) {
 	return word{}, false, true
 }
 
-// shellHasScript reports whether a shell without -c is given a script
-// file (rather than reading standard input).
-func shellHasScript(args []word) bool {
+// shellScriptFile returns the script file a shell without -c runs; found
+// is false when it reads its standard input instead.
+func shellScriptFile(args []word) (file word, found bool) {
 	for i := 0; i < len(args); i++ {
 		a, _ := args[i].lit()
 		switch {
 		case a == "-s":
-			return false
+			return word{}, false
 		case a == "--rcfile" || a == "--init-file" || a == "-o" || a == "+o" || a == "-O" || a == "+O":
 			i++
 		case a == "--" || a == "-":
-			return i+1 < len(args) && a == "--"
+			if a == "--" && i+1 < len(args) {
+				return args[i+1], true
+			}
+			return word{}, false
 		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
 			if strings.Contains(a[1:], "s") && !strings.HasPrefix(a, "--") {
-				return false
+				return word{}, false
 			}
 		default:
-			return true
+			return args[i], true
 		}
 	}
-	return false
+	return word{}, false
 }
 
 // findExecs returns the commands of find's -exec, -execdir, -ok and
@@ -356,7 +462,15 @@ func findExecs(args []word) [][]word {
 			j++
 		}
 		if j > i+1 {
-			out = append(out, args[i+1:j])
+			// {} stands for each path found: only known at run time.
+			cmd := make([]word, 0, j-i-1)
+			for _, w := range args[i+1 : j] {
+				if strings.Contains(w.text, "{}") {
+					w = unknownPath()
+				}
+				cmd = append(cmd, w)
+			}
+			out = append(out, cmd)
 		}
 		i = j
 	}
@@ -430,9 +544,29 @@ func isName(s string) bool {
 type options []option
 
 type option struct {
-	name  string // "-x" or "--long"
+	name  string // "-x" or "--long" (an abbreviation is given its full name)
 	value word
 	has   bool // value present
+	// abbrev: the option was written abbreviated (--o for --output).
+	abbrev bool
+}
+
+// count returns how many times the option name was given.
+func (o options) count(name string) int {
+	n := 0
+	for _, opt := range o {
+		if opt.name == name {
+			n++
+		}
+	}
+	return n
+}
+
+// valueIs reports whether one of the options names was given the value v.
+func (o options) valueIs(v string, names ...string) bool {
+	w, ok := o.value(names...)
+	s, static := w.lit()
+	return ok && static && s == v
 }
 
 func (o options) has(names ...string) bool {
@@ -474,9 +608,14 @@ func scanOpts(args []word, argShort string, argLong []string) (int, options, boo
 		case strings.HasPrefix(a, "--"):
 			name, val, eq := strings.Cut(a, "=")
 			opt := option{name: name}
+			full, takesValue := matchLong(name, argLong)
+			if takesValue {
+				// Abbreviations count as the option they stand for.
+				opt.name, opt.abbrev = "--"+full, full != name[2:]
+			}
 			if eq {
 				opt.value, opt.has = plainWord(val), true
-			} else if _, ok := matchLong(name, argLong); ok && i+1 < len(args) {
+			} else if takesValue && i+1 < len(args) {
 				i++
 				opt.value, opt.has = args[i], true
 				if !args[i].static() {
@@ -583,7 +722,7 @@ func runsOthers(name string) bool {
 	switch name {
 	case "eval", "exec", "source", ".", "command", "builtin", "sudo", "doas", "su", "runuser", "env",
 		"xargs", "busybox", "chroot", "flock", "watch", "setsid", "ionice", "unbuffer", "-", "noglob",
-		"nocorrect", "repeat", "nohup", "nice", "time", "timeout", "stdbuf":
+		"nocorrect", "repeat", "nohup", "nice", "time", "timeout", "stdbuf", "alias", "hash", "trap", "enable":
 		return true
 	}
 	return isShell(name)

@@ -1,0 +1,524 @@
+package permission
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"mvdan.cc/sh/v3/expand"
+)
+
+// What the checker learns from the file system, when Config.LexicalPaths
+// does not forbid it: what a glob expands to, what a tree holds, which
+// files are hard links of each other, what a script runs, which
+// repository git would use. Each query is bounded; past a bound the
+// answer is "cannot tell", which the callers treat as a possible match of
+// a deny rule.
+
+const (
+	// maxGlobMatches bounds the paths one glob expands to.
+	maxGlobMatches = 4096
+	// walkBudget bounds the directory entries read for one call.
+	walkBudget = 20000
+	// maxScript bounds the size of a script file the checker reads.
+	maxScript = 256 << 10
+)
+
+// expandGlob expands a glob word as bash would in dir (pathname expansion
+// with its default options: no dotglob, no globstar, no nullglob). It
+// returns absolute paths; ok is false when it cannot be told.
+func (st *state) expandGlob(w word, dir string) (paths []string, ok bool) {
+	if !st.follow || w.pattern == nil || w.dynamic {
+		return nil, false
+	}
+	count := 0
+	cfg := &expand.Config{
+		Env: expand.ListEnviron("PWD="+dir, "HOME="+st.home),
+		ReadDir2: func(d string) ([]fs.DirEntry, error) {
+			entries, err := os.ReadDir(d)
+			count += len(entries)
+			if count > walkBudget {
+				return nil, errTooMany
+			}
+			return entries, err
+		},
+	}
+	fields, err := expand.Fields(cfg, w.pattern)
+	if err != nil || count > walkBudget || len(fields) > maxGlobMatches {
+		return nil, false
+	}
+	for _, f := range fields {
+		paths = append(paths, rawAbs(f, dir, st.home))
+	}
+	return paths, true
+}
+
+// errTooMany stops a glob that went past its bound.
+var errTooMany = errors.New("too many directory entries")
+
+// treeFinding is what a walk of a tree found.
+type treeFinding struct {
+	// denied is a path under the tree a deny rule covers, with the rule.
+	denied     string
+	deniedRule *compiledRule
+	// outside is a symbolic link under the tree leading out of the working
+	// directories (for walks that follow links).
+	outside string
+	// incomplete: the bound was reached before the whole tree was seen.
+	incomplete bool
+}
+
+// walkTree looks at the tree under root as w reads it: for content walks,
+// whether a Read deny rule covers a file in it; for walks that follow
+// links, whether a link leads out of the working directories. budget is
+// shared by the walks of one call.
+func (st *state) walkTree(root pathView, w walk, budget *int) treeFinding {
+	var out treeFinding
+	if !st.follow {
+		out.incomplete = true
+		return out
+	}
+	seen := map[string]bool{}
+	var visit func(lex, real string) bool
+	visit = func(lex, real string) bool {
+		if seen[real] {
+			return true
+		}
+		seen[real] = true
+		entries, err := os.ReadDir(real)
+		if err != nil {
+			return true
+		}
+		*budget -= len(entries)
+		if *budget < 0 {
+			out.incomplete = true
+			return false
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if !w.hidden && strings.HasPrefix(name, ".") {
+				continue
+			}
+			lp, rp := lex+"/"+name, real+"/"+name
+			isDir := e.IsDir()
+			if e.Type()&fs.ModeSymlink != 0 {
+				if !w.follow {
+					continue
+				}
+				rp = physical(rp)
+				v := pathView{lex: lp, real: rp}
+				if !v.insideAny(st.dirs) && out.outside == "" {
+					out.outside = lp
+				}
+				fi, err := os.Stat(rp)
+				if err != nil {
+					continue
+				}
+				isDir = fi.IsDir()
+			}
+			if w.content && out.denied == "" {
+				if r := st.matchPath(st.deny, "Read", pathView{lex: lp, real: rp}); r != nil {
+					out.denied, out.deniedRule = lp, r
+				}
+			}
+			if out.denied != "" && (out.outside != "" || !w.follow) {
+				return false
+			}
+			if isDir && !visit(lp, rp) {
+				return false
+			}
+		}
+		return true
+	}
+	real := root.real
+	if real == "" {
+		real = root.lex
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return out
+	}
+	visit(root.lex, real)
+	return out
+}
+
+// fileID identifies a file: its device and inode.
+type fileID struct{ dev, ino uint64 }
+
+// statID returns the identity of the file at p (following links) and how
+// many names it has.
+func statID(p string) (id fileID, nlink uint64, fi os.FileInfo, ok bool) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return id, 0, nil, false
+	}
+	sys, isUnix := fi.Sys().(*syscall.Stat_t)
+	if !isUnix {
+		return id, 0, fi, false
+	}
+	return fileID{uint64(sys.Dev), uint64(sys.Ino)}, uint64(sys.Nlink), fi, true
+}
+
+// hardLinkDenied reports whether the file at v is another name of a file a
+// deny rule of tool covers: a hard link of .env read as "x" is still .env.
+// Only regular files with several names are looked into. complete is
+// false when the deny rules' directories were too large to search.
+func (st *state) hardLinkDenied(v pathView, tool string, budget *int) (r *compiledRule, other string, complete bool) {
+	if !st.follow {
+		return nil, "", true
+	}
+	id, nlink, fi, ok := statID(v.real)
+	if !ok || nlink < 2 || !fi.Mode().IsRegular() {
+		return nil, "", true
+	}
+	complete = true
+	for _, rule := range st.deny {
+		if !rule.coversTool(tool) || rule.path == nil {
+			continue
+		}
+		// Search the directory the pattern is anchored in for files with
+		// the same identity that the pattern matches.
+		dir := rule.path.lit
+		if i := strings.LastIndexByte(dir, '/'); i > 0 {
+			dir = dir[:i]
+		} else {
+			dir = "/"
+		}
+		found, done := findID(dir, id, budget, func(p string) bool { return rule.path.match(p) })
+		if found != "" {
+			return rule, found, true
+		}
+		complete = complete && done
+	}
+	return nil, "", complete
+}
+
+// findID walks dir for a file with identity id whose path keep accepts.
+func findID(dir string, id fileID, budget *int, keep func(string) bool) (found string, complete bool) {
+	complete = true
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		*budget--
+		if *budget < 0 {
+			complete = false
+			return filepath.SkipAll
+		}
+		if d.Type().IsRegular() && keep(p) {
+			if other, _, _, ok := statID(p); ok && other == id {
+				found = p
+				return filepath.SkipAll
+			}
+		}
+		return nil
+	})
+	return found, complete
+}
+
+// protectedLink reports a protected file of the working directories (see
+// protectedPath) that the file at v is another name of.
+func (st *state) protectedLink(v pathView) string {
+	if !st.follow {
+		return ""
+	}
+	id, nlink, fi, ok := statID(v.real)
+	if !ok || nlink < 2 || !fi.Mode().IsRegular() {
+		return ""
+	}
+	for _, d := range st.dirs {
+		for _, p := range protectedFiles(d.real) {
+			if other, _, _, ok := statID(p); ok && other == id {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// protectedFiles lists the existing files under dir that protectedPath
+// covers at its top level: git's configuration and hooks, agent settings,
+// MCP servers.
+func protectedFiles(dir string) []string {
+	out := []string{dir + "/.git/config", dir + "/.mcp.json", dir + "/.claude/settings.json", dir + "/.claude/settings.local.json"}
+	if hooks, err := os.ReadDir(dir + "/.git/hooks"); err == nil {
+		for _, h := range hooks {
+			out = append(out, dir+"/.git/hooks/"+h.Name())
+		}
+	}
+	return out
+}
+
+// program is an executable a Bash deny rule names.
+type program struct {
+	name string // as the rule writes it ("rm")
+	path string // resolved
+	id   fileID
+	size int64
+
+	once sync.Once
+	sum  [32]byte
+	ok   bool
+}
+
+func (p *program) digest() ([32]byte, bool) {
+	p.once.Do(func() { p.sum, p.ok = fileDigest(p.path) })
+	return p.sum, p.ok
+}
+
+func fileDigest(path string) ([32]byte, bool) {
+	var sum [32]byte
+	f, err := os.Open(path)
+	if err != nil {
+		return sum, false
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return sum, false
+	}
+	copy(sum[:], h.Sum(nil))
+	return sum, true
+}
+
+// deniedPrograms returns the executables that the Bash deny and ask rules
+// of the snapshot name by their first word, found on PATH.
+func (st *state) deniedPrograms() []*program {
+	c := st.Checker
+	c.progMu.Lock()
+	defer c.progMu.Unlock()
+	n := len(st.deny) + len(st.ask)
+	if c.programs != nil && c.progRules == n {
+		return c.programs
+	}
+	progs := []*program{}
+	seen := map[string]bool{}
+	for _, rs := range [][]*compiledRule{st.deny, st.ask} {
+		for _, r := range rs {
+			if r.cmd == nil {
+				continue
+			}
+			name, _, _ := strings.Cut(r.cmd.firstLiteral(), " ")
+			if name == "" || seen[name] || strings.ContainsAny(name, "/'\"\\") {
+				continue
+			}
+			seen[name] = true
+			path, err := exec.LookPath(name)
+			if err != nil {
+				continue
+			}
+			real := physical(absPath(path, "/", st.home))
+			id, _, fi, ok := statID(real)
+			if !ok || !fi.Mode().IsRegular() {
+				continue
+			}
+			progs = append(progs, &program{name: name, path: real, id: id, size: fi.Size()})
+		}
+	}
+	c.programs, c.progRules = progs, n
+	return progs
+}
+
+// programAt returns the denied program that the executable file at p is,
+// by identity (a hard or symbolic link) or by content (a copy).
+func (st *state) programAt(p string) *program {
+	progs := st.deniedPrograms()
+	if len(progs) == 0 {
+		return nil
+	}
+	id, _, fi, ok := statID(p)
+	if !ok || !fi.Mode().IsRegular() {
+		return nil
+	}
+	for _, prog := range progs {
+		if prog.id == id {
+			return prog
+		}
+	}
+	for _, prog := range progs {
+		if prog.size != fi.Size() {
+			continue
+		}
+		want, ok1 := prog.digest()
+		got, ok2 := fileDigest(p)
+		if ok1 && ok2 && want == got {
+			return prog
+		}
+	}
+	return nil
+}
+
+// runsProgram returns the denied program a command name runs when it is
+// not already known by that name: a copy or link of /bin/rm called ./x,
+// or a name found on PATH that is one.
+func (st *state) runsProgram(name string, dirs []string) *program {
+	if !st.follow || len(st.deniedPrograms()) == 0 {
+		return nil
+	}
+	var candidates []string
+	if strings.Contains(name, "/") {
+		for _, d := range dirs {
+			base := st.cwd
+			if d != "" {
+				base = rawAbs(d, st.cwd, st.home)
+			}
+			candidates = append(candidates, physical(rawAbs(name, base, st.home)))
+		}
+	} else if p, err := exec.LookPath(name); err == nil {
+		candidates = append(candidates, physical(absPath(p, st.cwd, st.home)))
+	}
+	for _, c := range candidates {
+		if prog := st.programAt(c); prog != nil && prog.name != commandBase(name) {
+			return prog
+		}
+	}
+	return nil
+}
+
+// gitRepoProblem says why git, run in dir, would use a repository the
+// project may have shipped — a bare repository or a directory whose config
+// git reads (core.fsmonitor, diff.external… run programs) — or "" when the
+// repository it finds is one git made: a ".git" directory, or a .git file
+// pointing into one (worktrees, submodules). git refuses to check out a
+// path named .git, so a clone cannot ship one.
+func (st *state) gitRepoProblem(dir string) string {
+	if !st.follow {
+		return ""
+	}
+	for d := physical(dir); ; d = filepath.Dir(d) {
+		dotgit := d + "/.git"
+		if fi, err := os.Lstat(dotgit); err == nil {
+			switch {
+			case fi.IsDir():
+				return ""
+			case fi.Mode().IsRegular():
+				target := gitFileTarget(dotgit)
+				if target != "" && hasElement(physical(target), ".git") {
+					return ""
+				}
+				return "its .git file points to " + quoteCmd(target) + ", not into a .git directory"
+			}
+			return dotgit + " is not a directory"
+		}
+		if isGitDir(d) && filepath.Base(d) != ".git" && !hasElement(d, ".git") {
+			return d + " is a bare git repository, whose configuration can run programs"
+		}
+		if d == "/" {
+			return ""
+		}
+	}
+}
+
+// gitFileTarget reads the "gitdir: X" line of a .git file, X made absolute.
+func gitFileTarget(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	target, ok := strings.CutPrefix(strings.TrimSpace(string(line)), "gitdir:")
+	if !ok {
+		return ""
+	}
+	return absPath(strings.TrimSpace(target), filepath.Dir(path), "")
+}
+
+// isGitDir reports whether dir looks like a git directory to git: a HEAD
+// file and objects and refs directories.
+func isGitDir(dir string) bool {
+	if fi, err := os.Stat(dir + "/HEAD"); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	for _, sub := range []string{"/objects", "/refs"} {
+		if fi, err := os.Stat(dir + sub); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// hasElement reports whether the path has an element named el.
+func hasElement(p, el string) bool {
+	for _, e := range strings.Split(p, "/") {
+		if e == el {
+			return true
+		}
+	}
+	return false
+}
+
+// readScript returns the text of the shell script file a command runs (by
+// `source f`, `bash f`, or `./f` with a shell #! line when shebang is
+// set), for its commands to be checked like the line's own. ran is false
+// when no such file runs (it does not exist, or is not a shell script);
+// opaque says why what runs cannot be told.
+func (st *state) readScript(w word, dirs []string, dirsUnknown, shebang bool) (src string, ran bool, opaque string) {
+	if !w.static() {
+		return "", true, "runs a script whose name is only known at run time"
+	}
+	if w.procSubst {
+		return "", true, "runs a script produced at run time"
+	}
+	if !st.follow {
+		return "", false, ""
+	}
+	if dirsUnknown {
+		return "", true, "runs a script in a directory only known at run time"
+	}
+	var texts []string
+	for _, d := range dirs {
+		base := st.cwd
+		if d != "" {
+			base = rawAbs(d, st.cwd, st.home)
+		}
+		p := physical(rawAbs(w.text, base, st.home))
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if !fi.Mode().IsRegular() || fi.Size() > maxScript {
+			return "", true, "runs a script the checker cannot read: " + p
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "", true, "runs a script the checker cannot read: " + p
+		}
+		if shebang && !shellShebang(b) {
+			continue
+		}
+		texts = append(texts, string(b))
+	}
+	if len(texts) == 0 {
+		return "", false, ""
+	}
+	return strings.Join(texts, "\n"), true, ""
+}
+
+// shellShebang reports whether a file starts with a #! line naming a shell.
+func shellShebang(b []byte) bool {
+	line, err := bufio.NewReader(bytes.NewReader(b)).ReadString('\n')
+	if err != nil && err != io.EOF {
+		return false
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "#!")
+	if !ok {
+		return false
+	}
+	f := strings.Fields(rest)
+	if len(f) == 0 {
+		return false
+	}
+	prog := commandBase(f[0])
+	if prog == "env" && len(f) > 1 {
+		prog = commandBase(f[len(f)-1])
+	}
+	return isShell(prog)
+}
