@@ -201,9 +201,12 @@ func (st *state) simple(sc *simpleCmd) verdict {
 	if t.opaque != "" {
 		v.found.note(st.opaqueFinding(show, t.opaque))
 	}
-	if eff.readOnly && eff.git {
-		if why := st.gitProblem(sc, eff); why != "" {
-			eff = eff.demote("`git` here %s", why)
+	// git in a repository the project may have shipped runs what its
+	// configuration says: no rule or mode vouches for that.
+	gitWhy := ""
+	if eff.git {
+		if gitWhy = st.gitProblem(sc, eff); gitWhy != "" {
+			eff = eff.demote("`git` here %s", gitWhy)
 		}
 	}
 
@@ -237,6 +240,11 @@ func (st *state) simple(sc *simpleCmd) verdict {
 		default:
 			v.soft = fmt.Sprintf("%s needs approval: %s, and no allow rule matches it", show, eff.why)
 		}
+		return v
+	}
+
+	if gitWhy != "" {
+		v.soft = fmt.Sprintf("%s needs approval: git %s", show, gitWhy)
 		return v
 	}
 
@@ -343,6 +351,22 @@ func (st *state) files(eff effect, sc *simpleCmd, show string) fileReport {
 		rep.deny = d
 		return rep
 	}
+	// Names and metadata: inside the working directories, whatever the
+	// Read rules say of contents.
+	for _, w := range eff.metaReads {
+		refs, ok := st.paths(w, sc)
+		if !ok {
+			rep.unknownR = true
+			continue
+		}
+		for _, ref := range refs {
+			if eff.metaNoFollow {
+				rep.rv = append(rep.rv, viewNoFollow(ref.raw, st.follow))
+			} else {
+				rep.rv = append(rep.rv, view(ref.raw, st.follow))
+			}
+		}
+	}
 	// Words of unknown programs that name a denied file.
 	for _, w := range eff.maybe {
 		if !w.static() || w.text == "" {
@@ -443,6 +467,9 @@ func (st *state) checkWalk(root pathView, w walk, show string, rep *fileReport) 
 // found.
 func (st *state) pathRules(ws []word, sc *simpleCmd, tool, verb, show string, found *findings) (views []pathView, unknown bool, deny *Decision) {
 	for _, w := range ws {
+		if w.found {
+			continue // checked by the walk of the command that finds it
+		}
 		refs, ok := st.paths(w, sc)
 		if !ok {
 			unknown = true

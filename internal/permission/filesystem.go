@@ -126,8 +126,16 @@ func (st *state) walkTree(root pathView, w walk, budget *int) treeFinding {
 				isDir = fi.IsDir()
 			}
 			if w.content && out.denied == "" {
-				if r := st.matchPath(st.deny, "Read", pathView{lex: lp, real: rp}); r != nil {
+				v := pathView{lex: lp, real: rp}
+				if r := st.matchPath(st.deny, "Read", v); r != nil {
 					out.denied, out.deniedRule = lp, r
+				} else if !isDir {
+					if r, other, complete := st.hardLinkDenied(v, "Read", budget); r != nil {
+						out.denied, out.deniedRule = lp+" (another name of "+other+")", r
+					} else if !complete {
+						out.incomplete = true
+						return false
+					}
 				}
 			}
 			if out.denied != "" && (out.outside != "" || !w.follow) {

@@ -187,6 +187,20 @@ func view(p string, follow bool) pathView {
 	return v
 }
 
+// viewNoFollow is view for a path whose last element, if a symbolic link,
+// is looked at itself rather than followed (lstat).
+func viewNoFollow(p string, follow bool) pathView {
+	v := pathView{lex: filepath.Clean(p)}
+	if follow {
+		dir, base := filepath.Split(v.lex)
+		v.real = filepath.Join(physical(rawAbs(dir, "/", "")), base)
+		if base == "" || base == "." || base == ".." {
+			v.real = physical(p)
+		}
+	}
+	return v
+}
+
 // userHome returns the home directory, or "" when it is unknown.
 func userHome() string {
 	h, err := os.UserHomeDir()

@@ -17,6 +17,11 @@ type effect struct {
 	// reads are the files and directories it reads, known or not: they are
 	// collected even when the command is not read-only, for deny rules.
 	reads []word
+	// metaReads are paths whose names and metadata it reads (see
+	// roSpec.meta); metaNoFollow: a symbolic link named there is looked at
+	// itself, not followed.
+	metaReads    []word
+	metaNoFollow bool
 	// writes are the files it creates or changes, checked however the
 	// command is allowed: `sort -o F`, `tee F`, `dd of=F`, `cp A F`, …
 	writes []word
@@ -118,14 +123,33 @@ func commandEffect(args []word) effect {
 		return fileOpEffect(name, rest)
 	case "curl", "wget":
 		return downloadEffect(name, rest)
+	case "source", ".":
+		e := notReadOnly("`%s` runs a script", name)
+		if len(rest) > 0 {
+			e.reads = rest[:1]
+		}
+		return e
 	}
 	spec, ok := roSpecFor(name)
 	if !ok {
 		e := notReadOnly("`%s` is not a read-only command", name)
 		e.maybe = operandWords(rest)
+		if follow, isArchiver := archivers[name]; isArchiver {
+			// Archivers and copiers read the trees they are given.
+			for _, w := range e.maybe {
+				e.walks = append(e.walks, walk{root: w, content: true, hidden: true, follow: follow})
+			}
+		}
 		return e
 	}
 	return spec.apply(name, rest)
+}
+
+// archivers are programs that read whole trees given as operands, with
+// whether they follow the symbolic links they meet by default.
+var archivers = map[string]bool{
+	"tar": false, "gtar": false, "bsdtar": false, "pax": false, "cpio": false, "rsync": false,
+	"zip": true, "7z": true, "7za": true, "7zz": true, "jar": true, "scp": true, "rclone": false,
 }
 
 // operandWords are the words of an unknown command that may name files:
@@ -169,6 +193,8 @@ type roSpec struct {
 	patternOpts []string
 	// readOpts take a file the command reads.
 	readOpts []string
+	// listOpts take a file listing the files the command reads.
+	listOpts []string
 	// writeOpts take a file the command writes: not read-only then.
 	writeOpts []string
 	// forbid are options that run programs or change things.
@@ -183,6 +209,10 @@ type roSpec struct {
 	// implicitCwd: with no path operand, the command reads the current
 	// directory.
 	implicitCwd bool
+	// meta: it reads the names and metadata of its path operands, not
+	// their contents (ls, stat, du), so Read deny rules do not apply to
+	// them; they must still be inside the working directories.
+	meta bool
 	// maxOperands bounds the operands (-1: no bound).
 	maxOperands int
 }
@@ -209,8 +239,11 @@ func roSpecFor(name string) (roSpec, bool) {
 	case "ls", "dir", "vdir":
 		s.argShort = "IwT"
 		s.argLong = []string{"ignore", "hide", "width", "tabsize", "format", "sort", "time", "quoting-style", "indicator-style", "block-size", "time-style"}
-		s.paths, s.implicitCwd = pathsAll, true
-	case "cat", "rev", "realpath", "readlink", "comm", "sha256sum", "sha1sum", "sha512sum",
+		s.paths, s.implicitCwd, s.meta = pathsAll, true, true
+	case "realpath", "readlink":
+		s.argLong = []string{"relative-to", "relative-base"}
+		s.paths, s.meta = pathsAll, true
+	case "cat", "rev", "comm", "sha256sum", "sha1sum", "sha512sum",
 		"sha224sum", "sha384sum", "md5sum", "b2sum", "cksum", "sum":
 		s.argLong = []string{"relative-to", "relative-base", "output-delimiter", "length", "algorithm"}
 		s.paths = pathsAll
@@ -226,26 +259,30 @@ func roSpecFor(name string) (roSpec, bool) {
 	case "wc":
 		s.argLong = []string{"files0-from"}
 		s.readOpts = []string{"--files0-from"}
+		s.listOpts = []string{"--files0-from"}
 		s.paths = pathsAll
 	case "file":
 		s.argShort, s.argLong = "mfFeP", []string{"magic-file", "files-from", "separator", "exclude", "exclude-quiet", "parameter"}
 		s.readOpts = []string{"-m", "--magic-file", "-f", "--files-from"}
+		s.listOpts = []string{"-f", "--files-from"}
 		s.forbid = []string{"-C", "--compile"}
 		s.paths = pathsAll
 	case "stat":
 		s.argShort, s.argLong = "c", []string{"format", "printf", "cached"}
-		s.paths = pathsAll
+		s.paths, s.meta = pathsAll, true
 	case "du":
 		s.argShort, s.argLong = "BdtX", []string{"block-size", "max-depth", "threshold", "exclude-from", "exclude", "files0-from", "time", "time-style"}
 		s.readOpts = []string{"-X", "--exclude-from", "--files0-from"}
-		s.paths, s.implicitCwd = pathsAll, true
+		s.listOpts = []string{"--files0-from"}
+		s.paths, s.implicitCwd, s.meta = pathsAll, true, true
 	case "df":
 		s.argShort, s.argLong = "Btx", []string{"block-size", "type", "exclude-type"}
 		s.paths = pathsAll
 	case "tree":
 		s.argShort, s.argLong = "LPIoH", []string{"filelimit", "timefmt", "sort", "charset", "fromfile", "infofile"}
 		s.writeOpts = []string{"-o"}
-		s.paths, s.implicitCwd = pathsAll, true
+		s.forbid = []string{"-R"} // runs itself again with -o 00Tree.html in every directory
+		s.paths, s.implicitCwd, s.meta = pathsAll, true, true
 	case "diff":
 		s.argShort = "CUFILDSWxX"
 		s.argLong = []string{"context", "unified", "show-function-line", "ignore-matching-lines", "label", "ifdef", "starting-file",
@@ -259,6 +296,7 @@ func roSpecFor(name string) (roSpec, bool) {
 	case "sort":
 		s.argShort, s.argLong = "kStTo", []string{"key", "buffer-size", "field-separator", "temporary-directory", "output", "files0-from", "batch-size", "parallel", "random-source", "sort", "compress-program"}
 		s.readOpts = []string{"--files0-from", "--random-source"}
+		s.listOpts = []string{"--files0-from"}
 		s.writeOpts = []string{"-o", "--output", "-T", "--temporary-directory"}
 		s.forbid = []string{"--compress-program"}
 		s.paths, s.strict = pathsAll, true
@@ -331,6 +369,9 @@ func (s roSpec) apply(name string, args []word) effect {
 		if optIn(o.name, s.readOpts) {
 			e.reads = append(e.reads, optPath(o))
 		}
+		if optIn(o.name, s.listOpts) {
+			e.reads = append(e.reads, unknownPath()) // the files it lists
+		}
 		if optIn(o.name, s.patternOpts) {
 			patternGiven = true
 		}
@@ -349,20 +390,46 @@ func (s roSpec) apply(name string, args []word) effect {
 		}
 		e = e.demote("`%s` takes no operand here", name)
 	}
+	var paths []word
 	switch s.paths {
 	case pathsAll:
-		e.reads = appendPaths(e.reads, operands)
+		paths = appendPaths(nil, operands)
 	case pathsAfter1st:
 		if !patternGiven && len(operands) > 0 {
 			operands = operands[1:]
 		}
-		e.reads = appendPaths(e.reads, operands)
+		paths = appendPaths(nil, operands)
 	}
-	if s.implicitCwd && (s.paths == pathsNone || len(operands) == 0) {
-		e.reads = append(e.reads, plainWord("."))
+	if len(paths) == 0 && (s.implicitCwd || strings.HasSuffix(name, "grep") && recursiveGrep(opts)) {
+		paths = append(paths, plainWord("."))
 	}
-	e.walks = walksOf(name, opts, e.reads)
+	if s.meta {
+		e.metaReads = paths
+		e.metaNoFollow = metaNoFollow(name, opts)
+	} else {
+		e.reads = append(e.reads, paths...)
+	}
+	e.walks = walksOf(name, opts, paths)
 	return e
+}
+
+// recursiveGrep reports whether grep's options make it search trees.
+func recursiveGrep(opts options) bool {
+	return opts.has("-r", "-R", "--recursive", "--dereference-recursive") || opts.valueIs("recurse", "-d", "--directories")
+}
+
+// metaNoFollow reports whether a metadata reader looks at a symbolic link
+// named as its operand rather than at what it points to.
+func metaNoFollow(name string, opts options) bool {
+	switch name {
+	case "stat":
+		return !opts.has("-L", "--dereference")
+	case "readlink":
+		return !opts.has("-f", "-e", "-m", "--canonicalize", "--canonicalize-existing", "--canonicalize-missing")
+	case "ls", "dir", "vdir":
+		return (opts.has("-l", "-d", "--directory") || opts.has("-g", "-o")) && !opts.has("-L", "-H", "--dereference", "--dereference-command-line")
+	}
+	return false
 }
 
 // walksOf says which of the directories a read-only command reads it
@@ -371,7 +438,7 @@ func walksOf(name string, opts options, reads []word) []walk {
 	var w walk
 	switch name {
 	case "grep", "egrep", "fgrep":
-		if !opts.has("-r", "-R", "--recursive", "--dereference-recursive") && !opts.valueIs("recurse", "-d", "--directories") {
+		if !recursiveGrep(opts) {
 			return nil
 		}
 		w = walk{content: true, hidden: true, follow: opts.has("-R", "--dereference-recursive")}
@@ -731,7 +798,7 @@ func fileOpEffect(name string, args []word) effect {
 			return e
 		}
 		e.writes = append(e.writes, dest)
-		if dest.static() {
+		if dest.static() && !harmlessWrite(dest.text) {
 			// The destination may be a directory: the files land inside.
 			for _, s := range sources {
 				if s.static() && s.text != "" {

@@ -1,6 +1,9 @@
 package permission
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // sedEffect: sed is read-only, and `sed -i` a file operation, when its
 // script only edits text: no e (run a command), w/W (write a file) or
@@ -10,14 +13,24 @@ func sedEffect(args []word) effect {
 	var files []word
 	inPlace := false
 	scriptFromFile := false
+	why := ""
+	notRO := func(format string, a ...any) {
+		if why == "" {
+			why = fmt.Sprintf(format, a...)
+		}
+	}
 	for i := 0; i < len(args); i++ {
 		a, static := args[i].lit()
 		if !static {
-			if args[i].glob && !args[i].dynamic && len(scripts) > 0 {
-				files = append(files, args[i])
-				continue
+			if !args[i].glob || args[i].dynamic {
+				notRO("`sed` has an argument only known at run time")
 			}
-			return notReadOnly("`sed` has an argument only known at run time")
+			if len(scripts) > 0 || scriptFromFile {
+				files = append(files, args[i])
+			} else {
+				scripts = append(scripts, args[i])
+			}
+			continue
 		}
 		switch {
 		case a == "--":
@@ -35,6 +48,9 @@ func sedEffect(args []word) effect {
 				}
 			case optIn(name, []string{"--file"}):
 				scriptFromFile = true
+				if !eq {
+					i++
+				}
 			case optIn(name, []string{"--in-place"}):
 				inPlace = true
 			case optIn(name, []string{"--line-length"}):
@@ -44,7 +60,7 @@ func sedEffect(args []word) effect {
 			case optIn(name, []string{"--quiet", "--silent", "--regexp-extended", "--separate", "--null-data",
 				"--zero-terminated", "--unbuffered", "--posix", "--sandbox", "--debug", "--follow-symlinks", "--binary"}):
 			default:
-				return notReadOnly("`sed %s` is not known to be read-only", name)
+				notRO("`sed %s` is not known to be read-only", name)
 			}
 		case strings.HasPrefix(a, "-") && a != "-":
 		cluster:
@@ -70,7 +86,7 @@ func sedEffect(args []word) effect {
 					}
 					break cluster
 				default:
-					return notReadOnly("`sed -%c` is not known to be read-only", a[j])
+					notRO("`sed -%c` is not known to be read-only", a[j])
 				}
 			}
 		default:
@@ -82,25 +98,28 @@ func sedEffect(args []word) effect {
 		}
 	}
 	if scriptFromFile {
-		return notReadOnly("`sed -f` runs a script file")
+		notRO("`sed -f` runs a script file")
 	}
 	for _, s := range scripts {
 		src, ok := s.lit()
 		if !ok || !sedScriptSafe(src) {
-			return notReadOnly("the `sed` script can run commands or write files")
+			notRO("the `sed` script can run commands or write files")
 		}
 	}
 	files = appendPaths(nil, files)
+	e := effect{readOnly: true, reads: files}
 	if inPlace {
-		e := effect{fileOp: len(files) > 0, writes: files, why: "`sed -i` edits files"}
+		e = effect{fileOp: len(files) > 0, reads: files, writes: files, why: "`sed -i` edits files"}
 		for _, f := range files {
 			if f.dynamic {
 				e.fileOp = false
 			}
 		}
-		return e
 	}
-	return effect{readOnly: true, reads: files}
+	if why != "" {
+		e = e.demote("%s", why)
+	}
+	return e
 }
 
 // sedScriptSafe parses a GNU sed script and reports whether it only

@@ -41,6 +41,9 @@ type word struct {
 	// pattern is the parsed word of a glob without run-time parts, which
 	// the checker expands against the file system.
 	pattern *syntax.Word
+	// found stands for each path a walk of the same command finds (find's
+	// {}): the walk is checked, not the word.
+	found bool
 }
 
 // static reports whether the argument is known exactly: text is its value.

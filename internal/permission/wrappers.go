@@ -466,7 +466,7 @@ func findExecs(args []word) [][]word {
 			cmd := make([]word, 0, j-i-1)
 			for _, w := range args[i+1 : j] {
 				if strings.Contains(w.text, "{}") {
-					w = unknownPath()
+					w = word{text: runtime, dynamic: true, found: true}
 				}
 				cmd = append(cmd, w)
 			}
