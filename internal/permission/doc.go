@@ -60,10 +60,15 @@
 //     .mcp.json, which configure code that runs later). Everything else
 //     asks; in plan mode, tools that may change things are denied
 //     (Call.ReadOnly spares a tool the checker does not know).
-//   - Working directories are the cwd and the added directories; a path is
-//     inside only if it is inside both as written and once its symlinks
-//     are resolved (Config.LexicalPaths turns resolution off), and deny
-//     rules match either form.
+//   - Paths are taken as the kernel sees them: each element in order, a
+//     symbolic link replaced by its target and ".." going to the parent of
+//     what was reached (so `lnk/../x` is beside lnk's target). A path is
+//     allowed only if both its written and its resolved forms are — inside
+//     the working directories, or covered by an allow rule — and denied if
+//     either is denied. A regular file with several names (a hard link) is
+//     denied if another of its names is, and writing one that is another
+//     name of a protected file asks. Config.LexicalPaths keeps the checker
+//     off the file system entirely (for tests on paths that do not exist).
 //
 // # Shell commands
 //
@@ -132,11 +137,49 @@
 // remote [-v|show], config --get/--list, describe, shortlog, reflog
 // [show], stash list/show and a few more — with git's -c, --exec-path,
 // --ext-diff, --output and --no-index refused. Long options are matched by
-// unambiguous prefix, as getopt_long does (--out is --output).
+// prefix, as getopt_long, git and curl accept abbreviations (--o is
+// --output); an ambiguous one makes the program fail, so it counts as
+// every option it could abbreviate. Recursive readers that follow links
+// (grep -R, rg -L, find -L, ls -RL, du -L, tree -l, diff -r, cp -rL) ask
+// when a link under their tree leads out of the working directories.
 //
-// Known limits: the contents of scripts and programs (bash script.sh,
-// python -c, make) are not inspected; a recursive reader (grep -r, rg,
-// find) is checked by the directory it starts from, so search tools should
-// skip denied files themselves (Checker.ReadDenied); CDPATH is not
-// followed.
+// git is read-only only in a repository git made: from every directory it
+// may run in (the call's, those cd moved to, its -C operands), the
+// repository it would find must be a .git directory or a .git file
+// pointing into one — never a bare repository or a directory the project
+// ships, whose config (core.fsmonitor, diff.external…) runs programs.
+// --git-dir, --work-tree and --bare always need approval, and no allow
+// rule vouches for git in such a repository.
+//
+// # Deny rules in every mode
+//
+// A deny rule holds whatever the mode. Where the checker cannot rule out
+// that a command dodges one, the command is denied in bypassPermissions
+// and dontAsk modes and asked elsewhere (Decision.Rule names the rule):
+// a path or command only known at run time ("$PWD/.env", $(…), $CMD),
+// shell strings (sh -c, eval, su -c, watch, alias values, trap actions)
+// and script files (source f, . f, bash f, ./f with a shell #! line),
+// whose commands and file effects are checked like the line's own (a
+// script that cannot be read is opaque); xargs, whose commands get
+// arguments from standard input; recursive readers (grep -r, rg, git
+// grep, diff -r, cp -r, find -exec, tar, zip, rsync…), whose trees are
+// walked for files a Read deny rule covers (hidden ones too when the
+// reader reads them; hard links of denied files count; a tree too large
+// to walk counts as a possible match); assignments that change what later
+// words run or name (PATH, HOME, IFS, BASH_ENV, LD_PRELOAD, GIT_*…) and
+// shell options (shopt); and reading a program a Bash deny rule names
+// (a copy would run it under another name). Globs are expanded against
+// the file system as bash would (no dotglob, no globstar), and a for-loop
+// variable stands for its values when the loop does not change it. A
+// command whose binary is a copy or link of a denied program (compared by
+// identity, then content) is matched as that program. Programs the
+// checker does not know have their operands checked against the deny
+// rules of files (`less .env`). Metadata readers (ls, stat, du, tree,
+// readlink, realpath) read names, not contents: Read deny rules do not
+// apply to their operands, the working directories do.
+//
+// Known limits: what programs other than shells do with their input
+// (python -c, make, node) is not inspected; CDPATH set in the session's
+// environment is not followed; a denied file committed to git can be read
+// through git's history.
 package permission

@@ -286,6 +286,17 @@ type pathRef struct {
 // expanding globs against the file system when the checker may; ok is
 // false when they are only known at run time.
 func (st *state) paths(w word, sc *simpleCmd) ([]pathRef, bool) {
+	if w.values != nil {
+		var out []pathRef
+		for _, v := range w.values {
+			refs, ok := st.paths(v, sc)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, refs...)
+		}
+		return out, true
+	}
 	if w.pattern != nil && !w.dynamic && !sc.dirsUnknown {
 		var out []pathRef
 		expanded := true

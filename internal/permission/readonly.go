@@ -349,7 +349,7 @@ func (s roSpec) apply(name string, args []word) effect {
 		if a.procSubst {
 			continue
 		}
-		if a.dynamic && !s.dynOK && e.readOnly {
+		if a.dynamic && !s.dynOK && !a.loopPaths() && e.readOnly {
 			e = e.demote("`%s` has an argument only known at run time", name)
 		}
 		if a.glob && s.strict && e.readOnly {

@@ -109,6 +109,10 @@ type analyzer struct {
 	seen        int // command nodes walked
 	dirs        []string
 	dirsUnknown bool
+	// loops are the values of the for-loop variables in scope that their
+	// loop body does not change: `for f in src/*.go; do cat "$f"; done`
+	// reads what the glob expands to.
+	loops map[string][]word
 }
 
 func (a *analyzer) problem(format string, args ...any) {
@@ -169,6 +173,24 @@ func (a *analyzer) command(cmd syntax.Command) {
 			a.assignName(l.Name.Value)
 			for _, w := range l.Items {
 				a.nested(w)
+			}
+			if l.InPos.IsValid() && !reassigns(c.Do, l.Name.Value) {
+				var values []word
+				for _, w := range l.Items {
+					values = append(values, expandWord(w)...)
+				}
+				saved, had := a.loops[l.Name.Value]
+				if a.loops == nil {
+					a.loops = map[string][]word{}
+				}
+				a.loops[l.Name.Value] = values
+				a.stmts(c.Do)
+				if had {
+					a.loops[l.Name.Value] = saved
+				} else {
+					delete(a.loops, l.Name.Value)
+				}
+				return
 			}
 		case *syntax.CStyleLoop:
 			for _, x := range []syntax.ArithmExpr{l.Init, l.Cond, l.Post} {
@@ -232,7 +254,13 @@ func (a *analyzer) call(c *syntax.CallExpr, s *syntax.Stmt) {
 	sc.redirs = a.redirs(s.Redirs)
 	sc.stdin = hereInput(s.Redirs)
 	for _, w := range c.Args {
-		sc.args = append(sc.args, expandWord(w)...)
+		ws := expandWord(w)
+		if name := paramRef(w); name != "" && len(ws) == 1 {
+			if values, ok := a.loops[name]; ok {
+				ws[0].values = values
+			}
+		}
+		sc.args = append(sc.args, ws...)
 	}
 	if name, ok := sc.name(); ok && (name == "shopt" || name == "setopt" || name == "unsetopt") && len(sc.args) > 1 {
 		// dotglob, globstar, extglob, expand_aliases…
@@ -779,4 +807,61 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// paramRef returns the variable a word is exactly ($x, ${x}, "$x"), or "".
+func paramRef(w *syntax.Word) string {
+	if len(w.Parts) != 1 {
+		return ""
+	}
+	part := w.Parts[0]
+	if dq, ok := part.(*syntax.DblQuoted); ok {
+		if len(dq.Parts) != 1 {
+			return ""
+		}
+		part = dq.Parts[0]
+	}
+	p, ok := part.(*syntax.ParamExp)
+	if !ok || p.Param == nil || p.Exp != nil || p.Index != nil || p.Slice != nil || p.Repl != nil ||
+		p.Length || p.Width || p.Excl || p.Names != 0 || p.IsSet {
+		return ""
+	}
+	return p.Param.Value
+}
+
+// reassigns reports whether the statements may change the variable name:
+// an assignment, a command that sets variables (read, declare, printf -v,
+// unset…), or an expansion that assigns.
+func reassigns(stmts []*syntax.Stmt, name string) bool {
+	found := false
+	for _, st := range stmts {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			switch n := n.(type) {
+			case *syntax.Assign:
+				if n.Name != nil && n.Name.Value == name {
+					found = true
+				}
+			case *syntax.CallExpr:
+				if len(n.Args) > 0 {
+					switch n.Args[0].Lit() {
+					case "read", "mapfile", "readarray", "getopts", "printf", "declare", "typeset", "local",
+						"export", "readonly", "unset", "eval", "source", ".", "let":
+						found = true
+					}
+				}
+			case *syntax.DeclClause, *syntax.LetClause, *syntax.ArithmCmd, *syntax.ArithmExp:
+				found = true
+			case *syntax.ParamExp:
+				if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
+					found = true
+				}
+			case *syntax.ForClause:
+				if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name.Value == name {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
 }

@@ -44,6 +44,23 @@ type word struct {
 	// found stands for each path a walk of the same command finds (find's
 	// {}): the walk is checked, not the word.
 	found bool
+	// values are the words a for-loop variable takes ("$f" in
+	// `for f in *.go`), when the loop does not change it.
+	values []word
+}
+
+// loopPaths reports whether a run-time argument is a for-loop variable
+// whose values are all known and none an option.
+func (w word) loopPaths() bool {
+	if w.values == nil {
+		return false
+	}
+	for _, v := range w.values {
+		if v.dynamic || strings.HasPrefix(v.text, "-") {
+			return false
+		}
+	}
+	return true
 }
 
 // static reports whether the argument is known exactly: text is its value.
