@@ -32,7 +32,9 @@ func gitEffect(args []word) effect {
 		case "--git-dir", "--work-tree", "--bare":
 			// The repository named there may be one the project ships,
 			// whose config (core.fsmonitor…) runs programs.
-			return notReadOnly("`git %s` reads a repository directory given on the command line, whose configuration can run programs", name)
+			out := notReadOnly("`git %s` uses a repository named on the command line", name)
+			out.git, out.gitNamed = true, name
+			return out
 		case "--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--glob-pathspecs",
 			"--noglob-pathspecs", "--icase-pathspecs", "--no-replace-objects", "--no-advice":
 		default:
@@ -247,6 +249,9 @@ func hasOpt(opts []string, names ...string) bool {
 // call's, those cd moved to, its -C operands) are each looked at. Without
 // the file system, any other directory than the call's is a problem.
 func (st *state) gitProblem(sc *simpleCmd, eff effect) string {
+	if eff.gitNamed != "" {
+		return "uses the repository " + eff.gitNamed + " names, whose configuration can run programs"
+	}
 	if sc.dirsUnknown {
 		return "runs in a directory only known at run time"
 	}

@@ -39,6 +39,8 @@ type effect struct {
 	// directory, moved by cd and by these -C operands) must be one git made.
 	git   bool
 	gitCd []word
+	// gitNamed is the option naming a repository directory (--git-dir…).
+	gitNamed string
 	// why says why the command is not read-only.
 	why string
 }
