@@ -1,6 +1,9 @@
 package permission
 
-import "testing"
+import (
+	"path/filepath"
+	"testing"
+)
 
 func BenchmarkCheckBash(b *testing.B) {
 	c, err := NewChecker(Config{Cwd: "/work/proj", Home: "/home/u", LexicalPaths: true,
@@ -33,5 +36,37 @@ func BenchmarkCheckRead(b *testing.B) {
 	call := call("Read", map[string]any{"file_path": "/work/proj/src/main.go"})
 	for b.Loop() {
 		c.Check(call)
+	}
+}
+
+// BenchmarkCheckBashOnDisk checks commands in this repository with the
+// file system consulted: links resolved, globs expanded, trees walked
+// where a deny rule might match, git's repository looked at, copies of
+// denied programs looked for.
+func BenchmarkCheckBashOnDisk(b *testing.B) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := NewChecker(Config{Cwd: root, Rules: RuleSet{
+		Allow: rules("Bash(go test *)"),
+		Deny:  rules("Bash(rm *)", "Read(./.env)", "Read(./secrets/**)"),
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, cmd := range []string{
+		"git status",
+		"cd internal && git log --oneline -3",
+		"cat internal/permission/*.go | wc -l",
+		"grep -rn TODO internal/permission",
+		"go test ./internal/permission",
+	} {
+		call := bashCall(cmd)
+		b.Run(cmd[:min(len(cmd), 24)], func(b *testing.B) {
+			for b.Loop() {
+				c.Check(call)
+			}
+		})
 	}
 }
