@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 )
 
 // Matcher matches tool calls against one rule, the way hooks' `if` filter
@@ -74,46 +73,4 @@ func MatchRule(rule string, call Call, cwd string) (bool, error) {
 		return false, err
 	}
 	return m.Match(call), nil
-}
-
-// ReadOnlyCommand reports whether a shell command only reads and prints:
-// every simple command in it is on the built-in read-only list with its
-// arguments checked, nothing is written (redirections to /dev/null aside)
-// and no variable that matters is set. It does not check which paths are
-// read; the Checker also requires them to be inside the working
-// directories.
-func ReadOnlyCommand(cmd string) bool {
-	an := analyze(cmd)
-	if an.err != nil || len(an.problems) > 0 {
-		return false
-	}
-	for _, sc := range an.cmds {
-		if sc.decl {
-			return false
-		}
-		if len(sc.args) > 0 {
-			for _, n := range sc.assigns {
-				if !safeEnv(n) {
-					return false
-				}
-			}
-		}
-		layers, writes := harmlessLayers(sc.args)
-		if len(writes) > 0 {
-			return false
-		}
-		if len(sc.args) > 0 && !commandEffect(layers[len(layers)-1]).readOnly {
-			return false
-		}
-		for _, r := range sc.redirs {
-			if !r.write {
-				continue
-			}
-			s, ok := r.target.lit()
-			if !ok || !harmlessWrite(strings.TrimSpace(s)) {
-				return false
-			}
-		}
-	}
-	return true
 }

@@ -5,7 +5,11 @@ import (
 	"testing"
 )
 
-func TestReadOnlyCommand(t *testing.T) {
+// TestReadOnlyCommands checks the read-only list: plan mode runs exactly
+// the commands that only read inside the working directories.
+func TestReadOnlyCommands(t *testing.T) {
+	plan := newTestChecker(t, ModePlan, RuleSet{})
+	readOnly := func(cmd string) bool { return plan.Check(bashCall(cmd)).Behavior == Allow }
 	yes := []string{
 		"ls -la", "cat a b | sort | uniq -c", "git status", "git log --oneline -5", "git diff HEAD~1 -- src",
 		"grep -rn foo .", "rg -n foo src", "find . -name '*.go' -type f", "head -n 5 a", "tail -f log", "wc -l a",
@@ -28,13 +32,13 @@ func TestReadOnlyCommand(t *testing.T) {
 		"echo $((x))", "/bin/ls", "awk 1 a", "cat $(rm a)", "test -v x", "file -C x", "command ls",
 	}
 	for _, c := range yes {
-		if !ReadOnlyCommand(c) {
-			t.Errorf("ReadOnlyCommand(%q) = false", c)
+		if !readOnly(c) {
+			t.Errorf("%q is not read-only: %s", c, plan.Check(bashCall(c)).Reason)
 		}
 	}
 	for _, c := range no {
-		if ReadOnlyCommand(c) && c != "" {
-			t.Errorf("ReadOnlyCommand(%q) = true", c)
+		if readOnly(c) && c != "" {
+			t.Errorf("%q is read-only", c)
 		}
 	}
 }
