@@ -254,7 +254,15 @@ func (c *Checker) Check(call Call) Decision {
 // files while they walk a tree.
 func (c *Checker) ReadDenied(path string) bool {
 	st := c.snapshot("")
-	return st.matchPath(st.deny, "Read", view(rawAbs(path, st.cwd, st.home), st.follow)) != nil
+	v := view(rawAbs(path, st.cwd, st.home), st.follow)
+	if st.matchPath(st.deny, "Read", v) != nil {
+		return true
+	}
+	// Another name of a denied file is denied too; when its other names
+	// cannot all be found, the file is skipped.
+	budget := walkBudget
+	r, _, complete := st.hardLinkDenied(v, "Read", &budget)
+	return r != nil || !complete
 }
 
 // --- decisions ---

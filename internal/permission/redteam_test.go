@@ -340,3 +340,84 @@ func resolveRules(rs RuleSet, fx *fixture) RuleSet {
 	}
 	return RuleSet{Allow: fix(rs.Allow), Ask: fix(rs.Ask), Deny: fix(rs.Deny)}
 }
+
+// TestRedTeamFileTools checks the file tools on the fixture: paths are
+// judged as the kernel resolves them, hard links of denied files are
+// denied, and writes through links into .git ask in every mode but bypass.
+func TestRedTeamFileTools(t *testing.T) {
+	fx := newFixture(t)
+	tests := []struct {
+		name  string
+		mode  Mode
+		rules RuleSet
+		call  Call
+		want  Behavior
+	}{
+		{"Read through a link out, under an allow rule for the link's folder", ModeDefault, RuleSet{Allow: rules("Read(./src/**)")},
+			call("Read", map[string]any{"file_path": "src/key"}), Ask},
+		{"Read of .. after a link", ModeDefault, RuleSet{}, call("Read", map[string]any{"file_path": "lnk/../outside/file"}), Ask},
+		{"Read of a file under the allowed folder", ModeDefault, RuleSet{Allow: rules("Read(./src/**)")},
+			call("Read", map[string]any{"file_path": "src/main.go"}), Allow},
+		{"Read of a hard link of a denied file", ModeBypass, RuleSet{Deny: rules("Read(./.env)")},
+			call("Read", map[string]any{"file_path": "notes.txt"}), Deny},
+		{"Read of a link to a denied file", ModeBypass, RuleSet{Deny: rules("Read(./.env)")},
+			call("Read", map[string]any{"file_path": "docs/env"}), Deny},
+		{"Grep of a tree through a link out", ModeDefault, RuleSet{}, call("Grep", map[string]any{"pattern": "x", "path": "docs/home"}), Ask},
+		{"Write through a link into .git/hooks", ModeAcceptEdits, RuleSet{Allow: rules("Edit(./docs/**)")},
+			call("Write", map[string]any{"file_path": "docs/hooks/pre-commit", "content": "x"}), Ask},
+		{"Edit of a hard link of .git/config", ModeAcceptEdits, RuleSet{},
+			call("Edit", map[string]any{"file_path": "cfg", "old_string": "a", "new_string": "b"}), Ask},
+		{"Write through a link into the home folder", ModeAcceptEdits, RuleSet{},
+			call("Write", map[string]any{"file_path": "docs/home/.bashrc", "content": "x"}), Ask},
+		{"Write inside", ModeAcceptEdits, RuleSet{}, call("Write", map[string]any{"file_path": "docs/new.md", "content": "x"}), Allow},
+		{"Edit of a hard link of a file Edit denies", ModeBypass, RuleSet{Deny: rules("Edit(./.env)")},
+			call("Edit", map[string]any{"file_path": "notes.txt", "old_string": "a", "new_string": "b"}), Deny},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := NewChecker(Config{Cwd: fx.proj, Home: fx.home, Mode: tt.mode, Rules: tt.rules})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := c.Check(tt.call); d.Behavior != tt.want {
+				t.Errorf("got %s, want %s: %s", d.Behavior, tt.want, d.Reason)
+			}
+		})
+	}
+}
+
+// TestRedTeamFixtureIsArmed proves the fixture's traps are real: git run
+// with the shipped repository runs its program, the links lead out, and
+// tools/x removes files.
+func TestRedTeamFixtureIsArmed(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	fx := newFixture(t)
+	fx.run(t, "git -C vendor/evil status")
+	if _, err := os.Stat(fx.canary); err != nil {
+		t.Errorf("git -C vendor/evil status did not run the config's program: %v", err)
+	}
+	if out := fx.run(t, "cat src/key lnk/../outside/file"); !strings.Contains(string(out), secret+"-ssh") || !strings.Contains(string(out), secret+"-outside") {
+		t.Errorf("the links do not lead out: %s", out)
+	}
+	fx.run(t, "./tools/x -rf build")
+	if _, err := os.Stat(filepath.Join(fx.proj, "build")); err == nil {
+		t.Error("tools/x is not a working copy of rm")
+	}
+}
+
+// TestReadDeniedSeesHardLinks: the search tools skip another name of a
+// denied file as they skip the file.
+func TestReadDeniedSeesHardLinks(t *testing.T) {
+	fx := newFixture(t)
+	c, err := NewChecker(Config{Cwd: fx.proj, Home: fx.home, Rules: RuleSet{Deny: rules("Read(./.env)")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]bool{".env": true, "notes.txt": true, "docs/env": true, "src/main.go": false, "list.txt": false} {
+		if got := c.ReadDenied(filepath.Join(fx.proj, p)); got != want {
+			t.Errorf("ReadDenied(%s) = %v, want %v", p, got, want)
+		}
+	}
+}
