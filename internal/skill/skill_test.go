@@ -188,7 +188,10 @@ func TestInjectionDeniedIsNeverRun(t *testing.T) {
 // them; the others still do.
 func TestUntrustedInjectionsNeverRun(t *testing.T) {
 	var ran []string
-	run := func(ctx context.Context, cmd string) (string, error) { ran = append(ran, cmd); return "ran " + cmd, nil }
+	run := func(ctx context.Context, cmd string) (string, error) {
+		ran = append(ran, cmd)
+		return "ran " + cmd, nil
+	}
 	theirs := &extension.Skill{Name: "theirs", Kind: extension.KindCommand, Body: "a !`touch canary` b", Source: extension.Source{Scope: extension.ScopeProject}}
 	mine := &extension.Skill{Name: "mine", Kind: extension.KindCommand, Body: "!`date`", Source: extension.Source{Scope: extension.ScopeUser}}
 	rt := New(Options{Skills: []*extension.Skill{theirs, mine}, Run: run, Check: func(string) error { return nil },
