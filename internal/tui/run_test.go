@@ -61,8 +61,16 @@ type running struct {
 	ended chan error
 }
 
-// startRun runs the UI in dir on a session against srv.
+// startRun runs the UI in dir, a folder the user trusts, on a session
+// against srv.
 func startRun(t *testing.T, srv *llmtest.Server, dir, prompt string) *running {
+	t.Helper()
+	return startRunIn(t, srv, dir, prompt, true)
+}
+
+// startRunIn runs the UI in dir on a session against srv; unless trusted,
+// the UI asks whether the folder is trusted first.
+func startRunIn(t *testing.T, srv *llmtest.Server, dir, prompt string, trusted bool) *running {
 	t.Helper()
 	home := t.TempDir()
 	getenv := func(k string) string {
@@ -82,11 +90,17 @@ func startRun(t *testing.T, srv *llmtest.Server, dir, prompt string) *running {
 	run := &running{t: t, home: home, keys: w, out: &screenLog{}, ended: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
+	opts := agent.Options{Cwd: dir, SettingSources: []string{"local"}, Env: map[string]string{
+		"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": srv.URL(), "HOME": home, "CLAUDE_CONFIG_DIR": filepath.Join(home, ".claude"),
+	}}
+	if trusted {
+		if _, err := agent.TrustWorkspace(opts); err != nil {
+			t.Fatal(err)
+		}
+	}
 	go func() {
 		run.ended <- Run(ctx, Config{
-			Options: agent.Options{Cwd: dir, SettingSources: []string{"local"}, Env: map[string]string{
-				"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": srv.URL(), "HOME": home, "CLAUDE_CONFIG_DIR": filepath.Join(home, ".claude"),
-			}},
+			Options: opts,
 			Prompt: prompt,
 			In:     r, Out: run.out, Getenv: getenv,
 			ProgramOptions: []tea.ProgramOption{tea.WithWindowSize(100, 40), tea.WithColorProfile(colorprofile.NoTTY), tea.WithoutSignalHandler()},
