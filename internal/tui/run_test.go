@@ -101,8 +101,8 @@ func startRunIn(t *testing.T, srv *llmtest.Server, dir, prompt string, trusted b
 	go func() {
 		run.ended <- Run(ctx, Config{
 			Options: opts,
-			Prompt: prompt,
-			In:     r, Out: run.out, Getenv: getenv,
+			Prompt:  prompt,
+			In:      r, Out: run.out, Getenv: getenv,
 			ProgramOptions: []tea.ProgramOption{tea.WithWindowSize(100, 40), tea.WithColorProfile(colorprofile.NoTTY), tea.WithoutSignalHandler()},
 		})
 	}()
