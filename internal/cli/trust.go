@@ -49,13 +49,7 @@ it brings, and exits with status 0 when it is trusted, 1 when it is not.`,
 }
 
 func trustRun(stdio IO, o trustOptions) error {
-	opts := agent.Options{Cwd: o.Dir, Env: map[string]string{}}
-	// tack's own files are located through the command's environment.
-	for _, k := range []string{"HOME", "CLAUDE_CONFIG_DIR", "TACK_MANAGED_SETTINGS"} {
-		if v := stdio.Getenv(k); v != "" {
-			opts.Env[k] = v
-		}
-	}
+	opts := agent.Options{Cwd: o.Dir, Env: agentEnv(stdio)}
 	if o.Status {
 		ws, err := agent.CheckWorkspace(opts)
 		if err != nil {
@@ -95,4 +89,17 @@ func writeBrings(stdio IO, ws agent.Workspace) {
 	for _, b := range ws.Brings {
 		fmt.Fprintf(stdio.Out, "  - %s\n", b)
 	}
+}
+
+// agentEnv is what locates tack's own files (~/.claude.json, the settings),
+// from the command's environment, for agent.Options.Env.
+func agentEnv(stdio IO) map[string]string {
+	env := map[string]string{}
+	getenv := mcpGetenv(stdio)
+	for _, k := range []string{"HOME", "CLAUDE_CONFIG_DIR", "TACK_MANAGED_SETTINGS"} {
+		if v := getenv(k); v != "" {
+			env[k] = v
+		}
+	}
+	return env
 }
