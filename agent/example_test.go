@@ -172,9 +172,10 @@ func ExampleCheckWorkspace() {
 			log.Fatal(err)
 		}
 	} else {
+		// agent.Query(ctx, prompt, opts) then runs without the folder's hook.
 		opts.Untrusted = true
 	}
-	// agent.Query(ctx, prompt, opts) now runs without the folder's hook.
+
 	// Output:
 	// trusted: false
 	// brings: hooks (.claude/settings.json)
