@@ -182,7 +182,7 @@ func TestTerminalTrustDialog(t *testing.T) {
 	s3 := startTmux(t, clones[1], env, bin+"; sleep 600")
 	s3.waitFor("Do you trust the files in this folder?")
 	s3.keys("2")
-	screen = s3.waitFor("/help for commands")
+	s3.waitFor("/help for commands")
 	s3.waitFor(clones[1] + " is not a trusted folder, so what it brings is off")
 	s3.text("run it")
 	s3.keys("Enter")
