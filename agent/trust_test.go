@@ -48,8 +48,12 @@ func newProbeProject(t *testing.T) probeProject {
   "enabledPlugins": {"probe@market": true},
   "enableAllProjectMcpServers": true
 }`)
-	writeFile(t, filepath.Join(p.cwd, ".claude", "settings.local.json"), `{"permissions": {"allow": ["Bash(touch *)"]}}`)
-	writeFile(t, filepath.Join(p.cwd, ".mcp.json"), `{"mcpServers": {"probe": {"command": "sh", "args": ["-c", "`+touch("mcp")+`"]}}}`)
+	writeFile(t, filepath.Join(p.cwd, ".claude", "settings.local.json"), `{"permissions": {"allow": ["Bash(touch *)"]}, "enabledMcpjsonServers": ["named"]}`)
+	writeFile(t, filepath.Join(p.cwd, ".mcp.json"), `{"mcpServers": {
+  "probe": {"command": "sh", "args": ["-c", "`+touch("mcp")+`"]},
+  "named": {"command": "sh", "args": ["-c", "`+touch("mcp-named")+`"]}
+}}`)
+	writeFile(t, filepath.Join(p.cwd, "CLAUDE.md"), "The probe project's memory: MEMORY-MARKER.\n")
 	writeFile(t, filepath.Join(p.cwd, ".claude", "commands", "probe-cmd.md"),
 		"---\ndescription: Probe injections\nallowed-tools: Bash(touch *)\n---\nInjected: !`"+touch("injection")+" && echo INJECTED`\n")
 	writeFile(t, filepath.Join(p.cwd, ".claude", "skills", "probe-skill", "SKILL.md"), `---
@@ -140,7 +144,7 @@ func runProbes(t *testing.T, p probeProject, untrusted bool) probeRun {
 // same project trusted (the default: every piece of the folder's code
 // runs, which shows each probe can see it) and untrusted (none does).
 func TestUntrustedSessionLeavesTheFolderCodeOff(t *testing.T) {
-	canaries := []string{"session-start", "pre-tool-use", "allowed", "mcp", "plugin", "injection",
+	canaries := []string{"session-start", "pre-tool-use", "allowed", "mcp", "mcp-named", "plugin", "injection",
 		"skill-hook", "skill-allowed", "agent-mcp", "agent-hook", "agent-bypass"}
 	haiku := llm.Catalogue().Resolve("haiku", func(string) string { return "" }).ID
 
@@ -187,6 +191,9 @@ func TestUntrustedSessionLeavesTheFolderCodeOff(t *testing.T) {
 	if m := run.srv.Requests()[0].Model; m == haiku {
 		t.Errorf("untrusted: the project's model %s was used", m)
 	}
+	if text := userText(run.srv.Requests()[0].Messages[0]); !strings.Contains(text, "MEMORY-MARKER") {
+		t.Errorf("untrusted: CLAUDE.md was not loaded:\n%s", text)
+	}
 	init = run.inits[0]
 	if init.PermissionMode != "default" || slices.Contains(init.AdditionalDirs, untrusted.other) || len(init.Plugins) != 0 || len(init.MCPServers) != 0 {
 		t.Errorf("untrusted: mode %s, dirs %v, plugins %v, MCP servers %v", init.PermissionMode, init.AdditionalDirs, init.Plugins, init.MCPServers)
@@ -220,7 +227,7 @@ func TestUntrustedSessionLeavesTheFolderCodeOff(t *testing.T) {
 		t.Fatalf("untrusted: notices %q", run.notices)
 	}
 	for _, want := range []string{untrusted.cwd + " is not a trusted folder", "hooks, env, model, permissions.defaultMode, permissions.additionalDirectories, enabledPlugins, enableAllProjectMcpServers (.claude/settings.json)",
-		"permissions.allow (.claude/settings.local.json)", "MCP servers (.mcp.json)", ".claude/skills, .claude/commands, .claude/agents", "tack trust " + untrusted.cwd} {
+		"permissions.allow, enabledMcpjsonServers (.claude/settings.local.json)", "MCP servers (.mcp.json)", ".claude/skills, .claude/commands, .claude/agents", "tack trust " + untrusted.cwd} {
 		if !strings.Contains(notices[0], want) {
 			t.Errorf("untrusted: the notice lacks %q:\n%s", want, notices[0])
 		}
