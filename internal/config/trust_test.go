@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -373,5 +374,29 @@ func TestRequireWorkspaceTrust(t *testing.T) {
 	e.write(ScopeManaged, `{"requireWorkspaceTrust": "yes"}`)
 	if _, err := Load(e.opts()); err == nil || !strings.Contains(err.Error(), "requireWorkspaceTrust: expected true or false") {
 		t.Errorf("bad value: %v", err)
+	}
+}
+
+// BenchmarkTrustedBy reads trust from a ~/.claude.json of about 20 MB (the
+// history of 2,000 projects), as the UI does at every start.
+func BenchmarkTrustedBy(b *testing.B) {
+	dir := b.TempDir()
+	var sb strings.Builder
+	sb.WriteString(`{"numStartups": 1, "projects": {`)
+	entry := `{"allowedTools": [], "history": [` + strings.Repeat(`{"display": "fix the bug in the parser please", "pastedContents": {}},`, 100) +
+		`{"display": "last"}], "hasTrustDialogAccepted": true}`
+	for i := range 2000 {
+		fmt.Fprintf(&sb, `"/home/u/src/p%d": %s,`, i, entry)
+	}
+	sb.WriteString(`"` + dir + `": {"hasTrustDialogAccepted": true}}}`)
+	path := filepath.Join(b.TempDir(), ".claude.json")
+	if err := os.WriteFile(path, []byte(sb.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(sb.Len()))
+	for b.Loop() {
+		if by, err := TrustedBy(path, dir, true); err != nil || by != dir {
+			b.Fatal(by, err)
+		}
 	}
 }
