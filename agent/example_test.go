@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/llm/llmtest"
@@ -142,4 +145,38 @@ func ExampleClient() {
 	// Output:
 	// It prints hello.
 	// Add a test that captures stdout.
+}
+
+// An interactive host asks the user before the folder's own code (hooks,
+// MCP servers…) can run, and runs the session untrusted when the answer is
+// no.
+func ExampleCheckWorkspace() {
+	dir, err := os.MkdirTemp("", "project")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.MkdirAll(filepath.Join(dir, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte(`{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "make setup"}]}]}}`), 0o644)
+	opts := agent.Options{Cwd: dir, Env: map[string]string{"CLAUDE_CONFIG_DIR": filepath.Join(dir, "config")}}
+
+	ws, err := agent.CheckWorkspace(opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("trusted:", ws.Trusted)
+	fmt.Println("brings:", strings.Join(ws.Brings, "; "))
+	userSaysYes := false // the host asks here
+	if userSaysYes {
+		if _, err := agent.TrustWorkspace(opts); err != nil {
+			log.Fatal(err)
+		}
+	} else {
+		// agent.Query(ctx, prompt, opts) then runs without the folder's hook.
+		opts.Untrusted = true
+	}
+
+	// Output:
+	// trusted: false
+	// brings: hooks (.claude/settings.json)
 }

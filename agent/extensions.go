@@ -60,11 +60,12 @@ func loadExtensions(opts Options, cwd string, settings *config.Merged, getenv fu
 }
 
 // agentDefinitions are the subagents of a session: the built-in and
-// file-defined ones, then the caller's (which win).
-func agentDefinitions(set *extension.Set, callers map[string]AgentDefinition) map[string]AgentDefinition {
+// file-defined ones (as trust lets the session use them), then the
+// caller's (which win).
+func agentDefinitions(set *extension.Set, callers map[string]AgentDefinition, trust workspaceTrust) map[string]AgentDefinition {
 	defs := map[string]AgentDefinition{}
 	for _, a := range set.Agents() {
-		defs[a.Name] = fromExtension(a)
+		defs[a.Name] = trust.agent(a, fromExtension(a))
 	}
 	for name, d := range callers {
 		if d.Source == "" {

@@ -85,6 +85,7 @@ func (s *agentSession) startMCP(opts Options, settings *config.Merged, getenv fu
 		LookupEnv: func(k string) (string, bool) { v := getenv(k); return v, v != "" || os.Getenv(k) != "" },
 		MCPConfig: mcpConfig,
 		Strict:    opts.StrictMCPConfig,
+		Sources:   s.trust.mcpScopes(),
 		Settings: mcpconfig.ApprovalSettings{
 			EnableAllProjectMcpServers: settings.EnableAllProjectMcpServers != nil && *settings.EnableAllProjectMcpServers,
 			EnabledMcpjsonServers:      config.Texts(settings.EnabledMcpjsonServers),

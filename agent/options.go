@@ -80,6 +80,35 @@ type Options struct {
 	// nil reads all three, an empty non-nil slice none. Settings and the
 	// managed settings are always read.
 	SettingSources []string
+	// Untrusted runs the session in a folder the user has not trusted (see
+	// CheckWorkspace): the folder's own code stays off. The zero value
+	// trusts the folder, as print mode and Claude Code's SDKs do, unless
+	// the settings set requireWorkspaceTrust: the session is then refused
+	// (*UntrustedWorkspaceError) until TrustWorkspace records trust.
+	//
+	// Off, in an untrusted session:
+	//   - of the project and local settings (.claude/settings.json and
+	//     .claude/settings.local.json) everything but permissions.deny,
+	//     permissions.ask and permissions.disableBypassPermissionsMode, which
+	//     only restrict: hooks, env, statusLine, apiKeyHelper,
+	//     otelHeadersHelper, awsAuthRefresh, awsCredentialExport,
+	//     enabledPlugins (plugins enabled only there do not load),
+	//     permissions.allow, defaultMode and additionalDirectories,
+	//     enableAllProjectMcpServers, enabledMcpjsonServers,
+	//     disabledMcpjsonServers, sandbox (excludedCommands and every other
+	//     sandbox key), model, agent, outputStyle, and every other key;
+	//   - the MCP servers of the project's .mcp.json, which do not start;
+	//   - of the project's skills, commands and agents (.claude/skills,
+	//     .claude/commands, .claude/agents), which still load as prompts:
+	//     their !`command` injections, frontmatter hooks and allowed-tools,
+	//     and agents' inline mcpServers and permissionMode.
+	//
+	// Still on: CLAUDE.md memory (text), the user's and the administrator's
+	// settings, skills, agents, plugins and MCP servers (including the local
+	// scope's, kept in ~/.claude.json), and what the caller gives: Settings,
+	// MCPConfig, MCPServers, PluginDirs, Agents, AgentsJSON, Hooks. One
+	// notice (Notify) says what was off and how to trust the folder.
+	Untrusted bool
 	// AddDirs are more working directories (--add-dir).
 	AddDirs []string
 	// Hooks are Go callbacks run at hook events, beside the settings' hooks.

@@ -100,6 +100,7 @@ func loadSettings(opts Options, cwd string, getenv func(string) string) (*config
 		Sources:      sources,
 		ValidateRule: validate,
 		ValidateIf:   validate,
+		Untrusted:    opts.Untrusted,
 	})
 }
 
@@ -401,13 +402,7 @@ func ExplainSettings(w io.Writer, opts Options) error {
 	if err != nil {
 		return err
 	}
-	getenv := func(k string) string {
-		if v, ok := opts.Env[k]; ok {
-			return v
-		}
-		return os.Getenv(k)
-	}
-	m, err := loadSettings(opts, cwd, getenv)
+	m, err := loadSettings(opts, cwd, optionsEnv(opts))
 	if err != nil {
 		return err
 	}

@@ -80,6 +80,8 @@ type agentSession struct {
 	skills *skill.Runtime
 	// sandbox wraps the shell commands; nil when it is off.
 	sandbox *sandbox.Sandbox
+	// trust says whether the folder's own code runs.
+	trust workspaceTrust
 	// checkpoints keep files before the prompts change them; nil without
 	// file checkpointing.
 	checkpoints *checkpoints
@@ -120,12 +122,7 @@ func newSession(opts Options) (*agentSession, error) {
 			return nil, fmt.Errorf("session id %q is not a UUID", opts.SessionID)
 		}
 	}
-	processEnv := func(k string) string {
-		if v, ok := opts.Env[k]; ok {
-			return v
-		}
-		return os.Getenv(k)
-	}
+	processEnv := optionsEnv(opts)
 	projectDir := session.ProjectDir(session.ConfigDir(processEnv), cwd, processEnv)
 	// A resumed session brings back the options it was launched with.
 	res, opts, err := findResumed(opts, projectDir)
@@ -139,6 +136,13 @@ func newSession(opts Options) (*agentSession, error) {
 	for _, w := range settings.Warnings {
 		notify(opts, "settings: "+w.Error())
 	}
+	// Whether the folder's own code runs is decided here, once; the steps
+	// below that load project-scoped code ask trust.
+	trust, err := decideTrust(opts, cwd, processEnv, settings)
+	if err != nil {
+		return nil, err
+	}
+	notify(opts, trust.notice())
 	// The settings' env applies to tack itself (ANTHROPIC_MODEL…) and to
 	// every tool and hook process; options override it.
 	getenv := func(k string) string {
@@ -170,7 +174,7 @@ func newSession(opts Options) (*agentSession, error) {
 	}
 	// Subagents: the built-in and file-defined agents, then the caller's
 	// (which win).
-	defs := agentDefinitions(ext, opts.Agents)
+	defs := agentDefinitions(ext, opts.Agents, trust)
 	// The session itself may run as one of them (--agent, "agent" in the
 	// settings or a plugin's settings): its prompt, tools, model and mode.
 	mainAgent := opts.Agent
@@ -290,8 +294,8 @@ func newSession(opts Options) (*agentSession, error) {
 	var skills *skill.Runtime
 	var loaded func(skill.Invocation) // set once the session exists
 	if all := ext.Skills(); len(all) > 0 {
-		skills = skill.New(skill.Options{Skills: all, SessionID: sessionID, Cwd: cwd,
-			Run: skill.ShellRunnerWith(cwd, procEnv, wrap), Check: injectionCheck(checker, sb),
+		skills = skill.New(skill.Options{Skills: trust.skills(all), SessionID: sessionID, Cwd: cwd,
+			Run: skill.ShellRunnerWith(cwd, procEnv, wrap), Check: injectionCheck(checker, sb), Untrusted: trust.skillGuard(),
 			OnLoad: func(inv skill.Invocation) { loaded(inv) }})
 		if len(skills.ModelInvocable()) > 0 && offeredTool(skilltool.Name) && (mainDef == nil || mainDef.allows(skilltool.Name)) {
 			tools = append(tools, skilltool.New(skilltool.Options{Runtime: skills, Forker: sa}))
@@ -333,7 +337,7 @@ func newSession(opts Options) (*agentSession, error) {
 
 	s := &agentSession{opts: opts, cwd: cwd, apiKeySource: apiKeySource, registry: registry, approvers: approvers,
 		env: env, settings: settings, checker: checker, getenv: getenv, procEnv: procEnv, rules: rules,
-		ext: ext, skills: skills, subagents: sa, checkpoints: cps, sandbox: sb}
+		ext: ext, skills: skills, subagents: sa, checkpoints: cps, sandbox: sb, trust: trust}
 	sa.s = s
 	env.Subagents = sa
 	loaded = s.skillLoaded

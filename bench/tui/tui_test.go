@@ -213,9 +213,14 @@ func startSession(b *testing.B, run script) *session {
 		}
 		return ""
 	}
+	// A folder the user trusts: the UI starts without asking.
+	opts := agent.Options{Cwd: dir, SettingSources: []string{}, Env: map[string]string{"HOME": dir, "CLAUDE_CONFIG_DIR": dir + "/.claude"}}
+	if _, err := agent.TrustWorkspace(opts); err != nil {
+		b.Fatal(err)
+	}
 	go func() {
 		s.ended <- itui.Run(ctx, itui.Config{
-			Options: agent.Options{Cwd: dir, SettingSources: []string{}},
+			Options: opts,
 			In:      r, Out: term, Getenv: getenv,
 			Start: func(context.Context, agent.Options) (itui.Engine, error) { return eng, nil },
 			ProgramOptions: []tea.ProgramOption{

@@ -113,6 +113,6 @@ The prompt is the argument, standard input, or both (input first).`,
 	// the binary (tens of megabytes more to page in at start-up).
 	cmd.Flags().BoolVarP(&showVersion, "version", "v", false, "print the version and exit")
 	f.register(cmd)
-	cmd.AddCommand(newConfigCmd(stdio), newSessionsCmd(stdio), newMCPCmd(stdio, agent.ProbeMCPServer, serveMCP, callMCP), newPluginCmd(stdio), newAgentsCmd(stdio))
+	cmd.AddCommand(newConfigCmd(stdio), newSessionsCmd(stdio), newMCPCmd(stdio, agent.ProbeMCPServer, serveMCP, callMCP), newPluginCmd(stdio), newAgentsCmd(stdio), newTrustCmd(stdio))
 	return cmd
 }

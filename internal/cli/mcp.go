@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/mcp/mcpconfig"
 )
@@ -126,7 +127,9 @@ func mcpFiles(stdio IO) (mcpconfig.Files, error) {
 }
 
 // loadMCP reads the servers of this project as a session would, with the
-// approvals and env of the settings files. A settings problem is a warning
+// approvals and env of the settings files — of the project's own only when
+// the folder is trusted: a cloned repository must not approve the servers
+// that list and get would then start. A settings problem is a warning
 // here: the servers can still be shown.
 func loadMCP(stdio IO) (*mcpconfig.Set, *config.Merged, error) {
 	files, err := mcpFiles(stdio)
@@ -134,7 +137,19 @@ func loadMCP(stdio IO) (*mcpconfig.Set, *config.Merged, error) {
 		return nil, nil, err
 	}
 	getenv := mcpGetenv(stdio)
-	merged, err := config.Load(config.LoadOptions{Cwd: files.ProjectDir, ConfigDir: config.DefaultConfigDir(getenv)})
+	untrusted := true
+	if ws, err := agent.CheckWorkspace(agent.Options{Cwd: files.ProjectDir, Env: agentEnv(stdio)}); err == nil {
+		untrusted = !ws.Trusted
+	}
+	merged, err := config.Load(config.LoadOptions{Cwd: files.ProjectDir, ConfigDir: config.DefaultConfigDir(getenv), Untrusted: untrusted})
+	if err == nil {
+		for _, it := range merged.Ignored {
+			if it.Text == "enableAllProjectMcpServers" || it.Text == "enabledMcpjsonServers" {
+				fmt.Fprintf(stdio.Err, "tack: this folder is not trusted, so its settings do not approve its servers (%s): trust it with tack trust\n", it.Source)
+				break
+			}
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stdio.Err, "tack: warning: settings not applied: %v\n", err)
 		merged = nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/mcp/mcpconfig"
 )
 
@@ -467,10 +468,31 @@ tack: %[1]s:5:24: mcpServers.env.command: environment variable NOT_SET_ANYWHERE_
 func TestMCPSettingsApproveAndExpand(t *testing.T) {
 	e := newMCPEnv(t)
 	os.MkdirAll(".claude", 0o755)
-	e.write(".claude/settings.json", `{"enabledMcpjsonServers": ["team"], "env": {"TEAM_HOST": "team.example"}}`)
-	e.write(".mcp.json", `{"mcpServers": {"team": {"type": "http", "url": "https://${TEAM_HOST}/mcp"}, "other": {"command": "o"}}}`)
-	out := e.ok("mcp", "list")
-	if !strings.Contains(out, "team: https://team.example/mcp (HTTP) - (not checked)\n") || !strings.Contains(out, "other: o - ⚠ Needs approval\n") {
+	e.write(".claude/settings.json", `{"enabledMcpjsonServers": ["team", "plain"], "env": {"TEAM_HOST": "team.example"}}`)
+	e.write(".mcp.json", `{"mcpServers": {"team": {"type": "http", "url": "https://${TEAM_HOST}/mcp"}, "other": {"command": "o"}, "plain": {"command": "p"}}}`)
+	var checked []string
+	e.check = func(ctx context.Context, s mcpconfig.Server) (string, string) {
+		checked = append(checked, s.Name)
+		return "✓ Connected", ""
+	}
+	// Until the folder is trusted, its settings approve nothing and set no
+	// env: nothing of .mcp.json is started to check it.
+	out, errOut, code := e.run("mcp", "list")
+	if code != 1 || !strings.Contains(out, "team: - ✗ Invalid configuration\n") || !strings.Contains(out, "other: o - ⚠ Needs approval\n") ||
+		!strings.Contains(out, "plain: p - ⚠ Needs approval\n") || len(checked) != 0 {
+		t.Errorf("untrusted: exit %d, checked %v:\n%s", code, checked, out)
+	}
+	if want := "tack: this folder is not trusted, so its settings do not approve its servers (project " + filepath.Join(e.proj, ".claude", "settings.json") + ":1:2): trust it with tack trust\n"; !strings.HasPrefix(errOut, want) ||
+		!strings.Contains(errOut, "environment variable TEAM_HOST is not set") {
+		t.Errorf("untrusted: stderr %q, want %q and the unset variable", errOut, want)
+	}
+	if _, err := agent.TrustWorkspace(agent.Options{Cwd: e.proj}); err != nil {
+		t.Fatal(err)
+	}
+	e.check = nil
+	out = e.ok("mcp", "list")
+	if !strings.Contains(out, "team: https://team.example/mcp (HTTP) - (not checked)\n") || !strings.Contains(out, "other: o - ⚠ Needs approval\n") ||
+		!strings.Contains(out, "plain: p - (not checked)\n") {
 		t.Errorf("%s", out)
 	}
 	// reject records a refusal, which list shows.

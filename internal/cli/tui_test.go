@@ -5,10 +5,12 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/tackcode/tack/agent"
 )
 
-// Without -p, tack opens the terminal UI: it needs a terminal, and fails
-// before touching one when the session cannot start.
+// Without -p, tack opens the terminal UI: it needs a terminal, and, in a
+// trusted folder, fails before touching one when the session cannot start.
 func TestNoPrintFlagOpensTheUI(t *testing.T) {
 	t.Chdir(t.TempDir())
 	empty := func(string) string { return "" }
@@ -22,6 +24,10 @@ func TestNoPrintFlagOpensTheUI(t *testing.T) {
 	t.Setenv("ANTHROPIC_AUTH_TOKEN", "")
 	t.Setenv("CLAUDE_CONFIG_DIR", t.TempDir())
 	t.Setenv("HOME", t.TempDir())
+	// A trusted folder: the UI asks nothing before starting the session.
+	if _, err := agent.TrustWorkspace(agent.Options{}); err != nil {
+		t.Fatal(err)
+	}
 	out.Reset()
 	errOut.Reset()
 	code = Main(context.Background(), []string{"--model", "haiku", "hello"}, IO{In: strings.NewReader(""), Out: &out, Err: &errOut, StdinIsTerminal: true})

@@ -81,6 +81,15 @@ type LoadOptions struct {
 	ValidateRule func(rule string) error
 	// ValidateIf, when set, checks each hook's "if" condition likewise.
 	ValidateIf func(rule string) error
+	// Untrusted reads the project and local files as those of a folder the
+	// user has not trusted: they are checked as usual, but of what they set
+	// only permissions.deny, permissions.ask and
+	// permissions.disableBypassPermissionsMode apply, which can only
+	// restrict a session. Every other key — hooks, env, statusLine,
+	// apiKeyHelper, permissions.allow, defaultMode and
+	// additionalDirectories, enabledPlugins, the MCP approvals, sandbox,
+	// model… — is left out and listed in Merged.Ignored.
+	Untrusted bool
 }
 
 // DefaultConfigDir is $CLAUDE_CONFIG_DIR, or ~/.claude.

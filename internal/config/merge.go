@@ -17,6 +17,10 @@ type Merged struct {
 	// hear of: an unknown key that looks like a misspelt known one,
 	// allowManagedHooksOnly outside managed settings, hooks a guard dropped.
 	Warnings []*Error
+	// Ignored are the keys of the project and local files left out because
+	// the folder is not trusted (LoadOptions.Untrusted): Text is the key
+	// ("hooks", "permissions.allow"), Source where it is written.
+	Ignored []Item
 
 	origins map[string]Source
 }
@@ -72,6 +76,7 @@ func merge(docs []*document) *Merged {
 		s := &doc.settings
 		m.Files = append(m.Files, doc.source)
 		m.Warnings = append(m.Warnings, doc.warnings...)
+		m.Ignored = append(m.Ignored, doc.ignored...)
 		for k, src := range doc.origins {
 			m.origins[k] = src
 		}
@@ -111,6 +116,9 @@ func merge(docs []*document) *Merged {
 		}
 		if s.Sandbox != nil {
 			out.Sandbox = s.Sandbox
+		}
+		if s.RequireWorkspaceTrust {
+			out.RequireWorkspaceTrust = true // like disableBypassPermissionsMode, below
 		}
 		if s.Permissions.DisableBypassPermissionsMode {
 			// "disable" is the only value, so any scope can turn it on and

@@ -50,6 +50,7 @@ func (m *Merged) Render(w io.Writer) error {
 	scalar("enableAllProjectMcpServers", boolText(s.EnableAllProjectMcpServers))
 	scalar("disableAllHooks", boolText(s.DisableAllHooks))
 	scalar("allowManagedHooksOnly", boolText(s.AllowManagedHooksOnly))
+	scalar("requireWorkspaceTrust", "true")
 	if s.CleanupPeriodDays != nil {
 		scalar("cleanupPeriodDays", strconv.Itoa(*s.CleanupPeriodDays))
 	}

@@ -38,8 +38,13 @@ type Settings struct {
 	DisabledMcpjsonServers     []Item
 	ClaudeMdExcludes           []Item
 
-	DisableAllHooks        *bool
-	AllowManagedHooksOnly  *bool // honoured only in managed settings
+	DisableAllHooks       *bool
+	AllowManagedHooksOnly *bool // honoured only in managed settings
+	// RequireWorkspaceTrust makes print mode (and the SDK) refuse a folder
+	// the user has not trusted instead of implying trust. Honoured in
+	// managed, user and --settings settings, where true holds whatever
+	// another of them says; a project cannot decide its own trust.
+	RequireWorkspaceTrust  bool
 	AllowedHTTPHookURLs    []Item
 	HTTPHookAllowedEnvVars []Item
 
@@ -164,7 +169,7 @@ var (
 		"enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers",
 		"claudeMdExcludes", "disableAllHooks", "allowManagedHooksOnly", "allowedHttpHookUrls",
 		"httpHookAllowedEnvVars", "cleanupPeriodDays", "enabledPlugins", "apiKeyHelper",
-		"includeCoAuthoredBy", "alwaysThinkingEnabled", "sandbox",
+		"includeCoAuthoredBy", "alwaysThinkingEnabled", "sandbox", "requireWorkspaceTrust",
 	}
 	permissionKeys = []string{"allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode"}
 	matcherKeys    = []string{"matcher", "hooks"}
@@ -199,6 +204,7 @@ type document struct {
 	settings Settings
 	origins  map[string]Source // JSON path of each scalar or map entry set → where
 	warnings []*Error
+	ignored  []Item // keys left out of an untrusted folder's file
 }
 
 // parseDocument interprets one settings file. The first problem found is
@@ -219,6 +225,9 @@ func parseDocument(src []byte, source Source, opts *LoadOptions) (*document, *Er
 	}
 	if err := d.top(root); err != nil {
 		return nil, err
+	}
+	if opts.Untrusted && (source.Scope == ScopeProject || source.Scope == ScopeLocal) {
+		d.distrust(root)
 	}
 	return d, nil
 }
@@ -328,6 +337,8 @@ func (d *document) top(root *jsontree.Node) *Error {
 				s.AllowManagedHooksOnly = nil
 				delete(d.origins, k)
 			}
+		case "requireWorkspaceTrust":
+			err = d.requireTrust(v, k)
 		case "includeCoAuthoredBy":
 			err = d.scalarBool(v, k, &s.IncludeCoAuthoredBy)
 		case "alwaysThinkingEnabled":

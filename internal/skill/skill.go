@@ -38,6 +38,12 @@ type Options struct {
 	// CheckerFunc); nil means every command needs approval, so only a
 	// skill's allowed-tools let one run.
 	Check CheckFunc
+	// Untrusted, when set, reports the skills whose injections must not run
+	// at all, whatever the rules say (those of a folder the user has not
+	// trusted): each injection is left unrun with a note, and the reason
+	// this returns, in its place. "" lets the skill's injections be checked
+	// as usual.
+	Untrusted func(sk *extension.Skill) (reason string)
 	// OnLoad, when set, is told of every invocation whose instructions go
 	// into the conversation (not a forked one's, nor a preload), so the
 	// session can apply the skill's model and hooks.
@@ -322,9 +328,15 @@ func oneLine(s string) string {
 	return s
 }
 
-// allow decides whether sk may run command: the session's check, then the
-// skill's allowed-tools for what would need approval. A denial is final.
+// allow decides whether sk may run command: not at all for an untrusted
+// skill, else the session's check, then the skill's allowed-tools for what
+// would need approval. A denial is final.
 func (r *Runtime) allow(sk *extension.Skill, command string) error {
+	if r.opts.Untrusted != nil {
+		if why := r.opts.Untrusted(sk); why != "" {
+			return errors.New(why)
+		}
+	}
 	var err error = fmt.Errorf("no permission rule allows it: %w", ErrNeedsApproval)
 	if r.opts.Check != nil {
 		err = r.opts.Check(command)

@@ -184,6 +184,38 @@ func TestInjectionDeniedIsNeverRun(t *testing.T) {
 	}
 }
 
+// An untrusted skill's injections never run, even where every rule allows
+// them; the others still do.
+func TestUntrustedInjectionsNeverRun(t *testing.T) {
+	var ran []string
+	run := func(ctx context.Context, cmd string) (string, error) {
+		ran = append(ran, cmd)
+		return "ran " + cmd, nil
+	}
+	theirs := &extension.Skill{Name: "theirs", Kind: extension.KindCommand, Body: "a !`touch canary` b", Source: extension.Source{Scope: extension.ScopeProject}}
+	mine := &extension.Skill{Name: "mine", Kind: extension.KindCommand, Body: "!`date`", Source: extension.Source{Scope: extension.ScopeUser}}
+	rt := New(Options{Skills: []*extension.Skill{theirs, mine}, Run: run, Check: func(string) error { return nil },
+		Untrusted: func(sk *extension.Skill) string {
+			if sk.Source.Scope == extension.ScopeProject {
+				return "the folder is not trusted"
+			}
+			return ""
+		}})
+	inv, err := rt.Invoke(context.Background(), "theirs", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "a [tack did not run `touch canary`: the folder is not trusted] b"; inv.Content != want || len(ran) != 0 {
+		t.Errorf("content %q, ran %q; want %q", inv.Content, ran, want)
+	}
+	if len(inv.Refused) != 1 || inv.Refused[0] != "touch canary: the folder is not trusted" {
+		t.Errorf("refused %q", inv.Refused)
+	}
+	if inv, _ := rt.Invoke(context.Background(), "mine", ""); inv.Content != "ran date" {
+		t.Errorf("a trusted skill's injection: %q", inv.Content)
+	}
+}
+
 func TestInjectionFailureKeepsOutput(t *testing.T) {
 	sk := &extension.Skill{Name: "f", Kind: extension.KindCommand, Body: "before\n```!\necho partial; exit 3\n```\nafter"}
 	dir := t.TempDir()

@@ -463,7 +463,7 @@ func TestStatusLineCommand(t *testing.T) {
 	if err := os.WriteFile(settings, []byte(`{"statusLine": {"type": "command", "command": "cat > status.json; echo custom-status"}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h.m.cfg.settings = loadUISettings(dir, t.TempDir(), "", nil)
+	h.m.cfg.settings = loadUISettings(dir, t.TempDir(), "", nil, false)
 	h.run(h.m.refreshStatusLine())
 	if v := h.view(); !strings.Contains(v, "custom-status") {
 		t.Errorf("status line not shown:\n%s", v)
@@ -472,6 +472,38 @@ func TestStatusLineCommand(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(dir, "status.json"))
 	if err != nil || json.Unmarshal(data, &in) != nil || in.SessionID != "s1" || in.Model.ID != "claude-opus-5-5" || in.Workspace.CurrentDir != dir {
 		t.Errorf("session JSON %s (%v)", data, err)
+	}
+}
+
+// An untrusted folder's status line never runs; the user's does.
+func TestUntrustedFolderStatusLineDoesNotRun(t *testing.T) {
+	h := newHarness(t)
+	dir := h.m.cfg.cwd
+	canary := filepath.Join(t.TempDir(), "ran")
+	writeSettings := func(path, command string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(`{"statusLine": {"type": "command", "command": "`+command+`"}}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeSettings(filepath.Join(dir, ".claude", "settings.json"), "touch "+canary+"; echo folder-status")
+	configDir := t.TempDir()
+	h.m.cfg.settings = loadUISettings(dir, configDir, "", nil, true)
+	if cmd := h.m.cfg.settings.statusLineCommand(); cmd != "" {
+		t.Fatalf("untrusted: status line %q", cmd)
+	}
+	h.run(h.m.refreshStatusLine())
+	if _, err := os.Stat(canary); err == nil || strings.Contains(h.view(), "folder-status") {
+		t.Error("the untrusted folder's status line ran")
+	}
+	writeSettings(filepath.Join(configDir, "settings.json"), "echo user-status")
+	h.m.cfg.settings = loadUISettings(dir, configDir, "", nil, true)
+	h.run(h.m.refreshStatusLine())
+	if v := h.view(); !strings.Contains(v, "user-status") {
+		t.Errorf("the user's status line is not shown:\n%s", v)
 	}
 }
 

@@ -61,10 +61,21 @@ type running struct {
 	ended chan error
 }
 
-// startRun runs the UI in dir on a session against srv.
+// startRun runs the UI in dir, a folder the user trusts, on a session
+// against srv.
 func startRun(t *testing.T, srv *llmtest.Server, dir, prompt string) *running {
 	t.Helper()
-	home := t.TempDir()
+	return startRunIn(t, srv, dir, prompt, true, "")
+}
+
+// startRunIn runs the UI in dir on a session against srv, with a home of
+// its own unless home is given; unless trusted, the UI asks whether the
+// folder is trusted first. edit changes the options.
+func startRunIn(t *testing.T, srv *llmtest.Server, dir, prompt string, trusted bool, home string, edit ...func(*agent.Options)) *running {
+	t.Helper()
+	if home == "" {
+		home = t.TempDir()
+	}
 	getenv := func(k string) string {
 		switch k {
 		case "HOME":
@@ -82,13 +93,22 @@ func startRun(t *testing.T, srv *llmtest.Server, dir, prompt string) *running {
 	run := &running{t: t, home: home, keys: w, out: &screenLog{}, ended: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
+	opts := agent.Options{Cwd: dir, SettingSources: []string{"local"}, Env: map[string]string{
+		"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": srv.URL(), "HOME": home, "CLAUDE_CONFIG_DIR": filepath.Join(home, ".claude"),
+	}}
+	for _, e := range edit {
+		e(&opts)
+	}
+	if trusted {
+		if _, err := agent.TrustWorkspace(opts); err != nil {
+			t.Fatal(err)
+		}
+	}
 	go func() {
 		run.ended <- Run(ctx, Config{
-			Options: agent.Options{Cwd: dir, SettingSources: []string{"local"}, Env: map[string]string{
-				"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": srv.URL(), "HOME": home, "CLAUDE_CONFIG_DIR": filepath.Join(home, ".claude"),
-			}},
-			Prompt: prompt,
-			In:     r, Out: run.out, Getenv: getenv,
+			Options: opts,
+			Prompt:  prompt,
+			In:      r, Out: run.out, Getenv: getenv,
 			ProgramOptions: []tea.ProgramOption{tea.WithWindowSize(100, 40), tea.WithColorProfile(colorprofile.NoTTY), tea.WithoutSignalHandler()},
 		})
 	}()
@@ -190,4 +210,54 @@ func TestClearAndResumeWithAgentClient(t *testing.T) {
 		t.Errorf("resolve the name: %+v %v", info, err)
 	}
 	r.quit()
+}
+
+// TestDeclinedTrustHolds: answered "no", the folder's hooks never run, in
+// the session, after /clear, and when the session is continued (-c), which
+// asks again.
+func TestDeclinedTrustHolds(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.Text("Answered untrusted.")),
+		llmtest.Reply(llmtest.Text("Continued untrusted.")),
+	)
+	dir := t.TempDir()
+	canary := filepath.Join(t.TempDir(), "session-start")
+	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hook := `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch ` + canary + `"}]}]}}`
+	if err := os.WriteFile(filepath.Join(dir, ".claude", "settings.local.json"), []byte(hook), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := startRunIn(t, srv, dir, "", false, "")
+	r.out.waitFor(t, "Do you trust the files in this folder?")
+	r.out.waitFor(t, "hooks (.claude/settings.local.json)")
+	r.typeKeys("2")
+	r.out.waitFor(t, dir+" is not a trusted folder")
+	r.typeKeys("hello\r")
+	r.out.waitFor(t, "Answered untrusted.")
+	r.typeKeys("/clear\r")
+	r.out.waitFor(t, "Started a new conversation")
+	if n := strings.Count(r.out.text(), "is not a trusted folder, so what it brings is off"); n != 2 {
+		t.Errorf("the notice was shown %d times, want once per session (2)", n)
+	}
+	r.quit()
+	if _, err := os.Stat(canary); err == nil {
+		t.Fatal("the folder's SessionStart hook ran")
+	}
+
+	// tack -c in the same folder asks again, before the session resumes.
+	c := startRunIn(t, srv, dir, "", false, r.home, func(o *agent.Options) { o.Continue = true })
+	c.out.waitFor(t, "Do you trust the files in this folder?")
+	if strings.Contains(c.out.text(), "Answered untrusted.") {
+		t.Error("the conversation was resumed before the answer")
+	}
+	c.typeKeys("2")
+	c.out.waitFor(t, "Answered untrusted.") // the resumed conversation
+	c.typeKeys("and now?\r")
+	c.out.waitFor(t, "Continued untrusted.")
+	c.quit()
+	if _, err := os.Stat(canary); err == nil {
+		t.Fatal("the folder's SessionStart hook ran on -c")
+	}
 }

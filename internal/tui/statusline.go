@@ -27,7 +27,10 @@ type uiSettings struct {
 	err    string
 }
 
-func loadUISettings(cwd, configDir, flagSettings string, sources []string) *uiSettings {
+// loadUISettings reads the settings as the session does: untrusted, the
+// folder's own files keep only their deny and ask rules (so its status line
+// never runs).
+func loadUISettings(cwd, configDir, flagSettings string, sources []string, untrusted bool) *uiSettings {
 	var scopes []config.Scope
 	if sources != nil {
 		scopes = []config.Scope{}
@@ -39,7 +42,7 @@ func loadUISettings(cwd, configDir, flagSettings string, sources []string) *uiSe
 		}
 	}
 	u := &uiSettings{scopes: scopes, load: func() (*config.Merged, error) {
-		return config.Load(config.LoadOptions{ConfigDir: configDir, ProjectDir: cwd, Cwd: cwd, FlagSettings: flagSettings, Sources: scopes})
+		return config.Load(config.LoadOptions{ConfigDir: configDir, ProjectDir: cwd, Cwd: cwd, FlagSettings: flagSettings, Sources: scopes, Untrusted: untrusted})
 	}}
 	u.reload()
 	return u

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/llm/llmtest"
 )
 
@@ -136,6 +137,28 @@ func (s *tmuxSession) waitFor(want string) string {
 	}
 }
 
+// terminalEnv is the environment of tack in a terminal test: a home of
+// its own, the fake API.
+func terminalEnv(home string, srv *llmtest.Server) []string {
+	return []string{
+		"HOME=" + home,
+		"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
+		"ANTHROPIC_API_KEY=test-key",
+		"ANTHROPIC_BASE_URL=" + srv.URL(),
+		"SHELL=/bin/sh",
+		"TERM=xterm-256color",
+	}
+}
+
+// trustFolder records that the user of home trusts dir, as answering yes
+// to the trust question does.
+func trustFolder(t *testing.T, dir, home string) {
+	t.Helper()
+	if _, err := agent.TrustWorkspace(agent.Options{Cwd: dir, Env: map[string]string{"HOME": home, "CLAUDE_CONFIG_DIR": filepath.Join(home, ".claude")}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestTerminalSession(t *testing.T) {
 	requireTmux(t)
 	bin := buildTack(t)
@@ -147,14 +170,8 @@ func TestTerminalSession(t *testing.T) {
 		llmtest.Reply(llmtest.Text("The file is written.")),
 		llmtest.Reply(llmtest.Text("<summary>The user asked for the answer and a file.</summary>")),
 	)
-	env := []string{
-		"HOME=" + home,
-		"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
-		"ANTHROPIC_API_KEY=test-key",
-		"ANTHROPIC_BASE_URL=" + srv.URL(),
-		"SHELL=/bin/sh",
-		"TERM=xterm-256color",
-	}
+	env := terminalEnv(home, srv)
+	trustFolder(t, proj, home)
 	status := filepath.Join(t.TempDir(), "after.txt")
 	// After tack exits: its exit code and the terminal's mode, to check it
 	// was restored (canonical input and echo back on).

@@ -102,9 +102,26 @@ func Run(ctx context.Context, cfg Config) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
+	popts := []tea.ProgramOption{}
+	if cfg.In != nil {
+		popts = append(popts, tea.WithInput(cfg.In))
+	}
+	if cfg.Out != nil {
+		popts = append(popts, tea.WithOutput(cfg.Out))
+	}
+	popts = append(popts, cfg.ProgramOptions...)
+
 	h := &host{ctx: ctx, cwd: cwd, start: cfg.Start}
 	opts := cfg.Options
 	opts.Cwd = cwd
+	// Before anything of the folder's runs: is it trusted?
+	opts, err = askTrust(ctx, opts, popts)
+	if errors.Is(err, errTrustCancelled) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
 	opts.IncludePartialMessages = true
 	opts.FileCheckpointing = true // for the rewind (Esc Esc)
 	opts.CanUseTool = h.canUseTool
@@ -116,7 +133,7 @@ func Run(ctx context.Context, cfg Config) error {
 	defer h.close()
 
 	configDir := session.ConfigDir(cfg.Getenv)
-	settings := loadUISettings(cwd, configDir, opts.Settings, opts.SettingSources)
+	settings := loadUISettings(cwd, configDir, opts.Settings, opts.SettingSources, opts.Untrusted)
 	m := newModel(modelConfig{
 		backend:     h,
 		cwd:         cwd,
@@ -128,15 +145,7 @@ func Run(ctx context.Context, cfg Config) error {
 		settings:    settings,
 		commandDocs: func() map[string]commandDoc { return commandDocsOf(h.Info()) },
 	})
-	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFilter(sizeFilter())}
-	if cfg.In != nil {
-		popts = append(popts, tea.WithInput(cfg.In))
-	}
-	if cfg.Out != nil {
-		popts = append(popts, tea.WithOutput(cfg.Out))
-	}
-	popts = append(popts, cfg.ProgramOptions...)
-	p := tea.NewProgram(m, popts...)
+	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithFilter(sizeFilter())}, popts...)...)
 	h.setProgram(p)
 	_, err = p.Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {

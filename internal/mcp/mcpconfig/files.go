@@ -1,18 +1,14 @@
 package mcpconfig
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
-	"time"
 
-	"github.com/tackcode/tack/internal/atomicfile"
+	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/jsontree"
 	"github.com/tackcode/tack/internal/jsonx"
 )
@@ -33,39 +29,6 @@ type Files struct {
 	ProjectKey string
 }
 
-// ClaudeJSONPath is where Claude Code keeps its global configuration:
-// $CLAUDE_CONFIG_DIR/.claude.json when CLAUDE_CONFIG_DIR is set, else
-// ~/.claude.json. As in Claude Code, a legacy <config dir>/.config.json
-// (config dir: $CLAUDE_CONFIG_DIR or ~/.claude) is used instead when it
-// exists.
-func ClaudeJSONPath(getenv func(string) string) (string, error) {
-	home := getenv("HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil && getenv("CLAUDE_CONFIG_DIR") == "" {
-			return "", fmt.Errorf("locating ~/.claude.json: %w", err)
-		}
-		home = h
-	}
-	dir := getenv("CLAUDE_CONFIG_DIR")
-	configDir := dir
-	if configDir == "" {
-		configDir = filepath.Join(home, ".claude")
-	}
-	if legacy := filepath.Join(configDir, ".config.json"); fileExists(legacy) {
-		return legacy, nil
-	}
-	if dir == "" {
-		dir = home
-	}
-	return filepath.Join(dir, ".claude.json"), nil
-}
-
-func fileExists(path string) bool {
-	info, err := os.Stat(path)
-	return err == nil && info.Mode().IsRegular()
-}
-
 // DefaultFiles are the files of the project in dir ("" means the working
 // directory), with ~/.claude.json found through getenv.
 func DefaultFiles(getenv func(string) string, dir string) (Files, error) {
@@ -82,7 +45,7 @@ func DefaultFiles(getenv func(string) string, dir string) (Files, error) {
 		return f, fmt.Errorf("project directory: %w", err)
 	}
 	f.ProjectDir = abs
-	f.ClaudeJSON, err = ClaudeJSONPath(getenv)
+	f.ClaudeJSON, err = config.ClaudeJSONPath(getenv)
 	return f, err
 }
 
@@ -145,43 +108,9 @@ func claudeJSONFilter(key string) jsontree.Filter {
 	}
 }
 
-// Size limits: .mcp.json and --mcp-config files are small; ~/.claude.json
-// holds prompt history and grows, but not to this.
-const (
-	maxConfigSize     = 8 << 20
-	maxClaudeJSONSize = 512 << 20
-)
-
-// readConfig reads a configuration file. A missing file gives nil, false.
-func readConfig(path string, limit int64) ([]byte, bool, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			return nil, false, nil
-		}
-		return nil, false, cause(err)
-	}
-	if !info.Mode().IsRegular() {
-		return nil, true, errors.New("not a regular file")
-	}
-	if info.Size() > limit {
-		return nil, true, fmt.Errorf("%d bytes is too large for a configuration file", info.Size())
-	}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, true, cause(err)
-	}
-	return src, true, nil
-}
-
-// cause strips the *PathError around err, whose path the message names.
-func cause(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
+// maxConfigSize bounds .mcp.json and --mcp-config files, which are small;
+// ~/.claude.json is bounded by config.MaxClaudeJSONSize.
+const maxConfigSize = 8 << 20
 
 // Errors of the editing functions; test with errors.Is.
 var (
@@ -294,9 +223,9 @@ func (f Files) Defined(name string) ([]Scope, error) {
 		file := f.Path(s)
 		limit := int64(maxConfigSize)
 		if s != ScopeProject {
-			limit = maxClaudeJSONSize
+			limit = config.MaxClaudeJSONSize
 		}
-		src, exists, err := readConfig(file, limit)
+		src, exists, err := config.ReadJSONFile(file, limit)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
@@ -461,102 +390,20 @@ func equalStrings(a, b []string) bool {
 	return true
 }
 
-// edit changes the file of scope with fn, atomically. ~/.claude.json is
-// locked against Claude Code while it is read and rewritten.
+// edit changes the file of scope with fn, atomically (config.EditJSONFile).
+// ~/.claude.json is locked against Claude Code while it is read and
+// rewritten. fn's errors name the file, ErrExists and ErrNotFound already do.
 func (f Files) edit(scope Scope, fn func(e *jsontree.Editor) (bool, error)) error {
 	file := f.Path(scope)
+	named := func(e *jsontree.Editor) (bool, error) {
+		changed, err := fn(e)
+		if err != nil && !errors.Is(err, ErrExists) && !errors.Is(err, ErrNotFound) {
+			err = fmt.Errorf("%s: %w", file, err)
+		}
+		return changed, err
+	}
 	if scope == ScopeProject {
-		return editFile(file, 0o644, false, maxConfigSize, fn)
+		return config.EditJSONFile(file, 0o644, false, maxConfigSize, named)
 	}
-	return editFile(file, 0o600, true, maxClaudeJSONSize, fn)
-}
-
-// editFile reads path, lets fn edit it and writes the result back atomically
-// (a temporary file renamed over it), keeping the file's mode (perm for a
-// new file) and writing through a symbolic link to its target. When lock is
-// set, the edit holds Claude Code's lock on the file. The file is not
-// written when fn changes nothing, nor when it changed on disk meanwhile.
-func editFile(path string, perm fs.FileMode, lock bool, limit int64, fn func(e *jsontree.Editor) (bool, error)) error {
-	target := path
-	if t, err := filepath.EvalSymlinks(path); err == nil {
-		target = t
-	}
-	if lock {
-		unlock, err := lockFile(path, lockWait)
-		if err != nil {
-			return err
-		}
-		defer unlock()
-	}
-	src, exists, err := readConfig(target, limit)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	mode := perm
-	if exists {
-		if info, err := os.Stat(target); err == nil {
-			mode = info.Mode().Perm()
-		}
-	}
-	e := jsontree.NewEditor(src)
-	changed, err := fn(e)
-	if errors.Is(err, ErrExists) || errors.Is(err, ErrNotFound) {
-		return err // these name the file already
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	out := e.Bytes()
-	if !changed || bytes.Equal(out, src) {
-		return nil
-	}
-	// A last check that the edit left valid JSON: the file is not ours.
-	if _, serr := jsontree.Parse(bytes.TrimPrefix(out, bom), func([]string) jsontree.Build { return jsontree.Shallow }); serr != nil {
-		return fmt.Errorf("%s: internal error: the edit would leave invalid JSON (%s); nothing written", path, serr.Msg)
-	}
-	now, _, err := readConfig(target, limit)
-	if err != nil || !bytes.Equal(now, src) {
-		return fmt.Errorf("%s changed while tack was editing it; nothing written, try again", path)
-	}
-	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return atomicfile.Write(target, out, mode)
-}
-
-// Claude Code serialises its writes of ~/.claude.json with the npm package
-// proper-lockfile: the lock is a directory named after the file plus
-// ".lock", considered stale when its modification time is older than ten
-// seconds (a live holder refreshes it). tack takes the same lock, so that an
-// edit does not interleave with a running Claude Code's write.
-const (
-	lockStale = 10 * time.Second
-	lockWait  = 3 * time.Second
-)
-
-// lockFile takes Claude Code's lock on path, waiting at most wait for
-// another holder to release it, and returns its release.
-func lockFile(path string, wait time.Duration) (func(), error) {
-	lock := path + ".lock"
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, err
-	}
-	deadline := time.Now().Add(wait)
-	for {
-		err := os.Mkdir(lock, 0o700)
-		if err == nil {
-			return func() { os.Remove(lock) }, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("locking %s: %w", path, err)
-		}
-		if info, serr := os.Stat(lock); serr == nil && time.Since(info.ModTime()) > lockStale {
-			os.Remove(lock) // stale: its holder died
-			continue
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%s is locked by another program (%s exists); try again", path, lock)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return config.EditClaudeJSON(file, named)
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/jsontree"
 )
 
@@ -101,7 +102,7 @@ func Load(opts Options) (*Set, error) {
 	}
 	if want(ScopeProject) {
 		path := f.MCPJSON()
-		src, exists, err := readConfig(path, maxConfigSize)
+		src, exists, err := config.ReadJSONFile(path, maxConfigSize)
 		switch {
 		case err != nil:
 			s.probs = append(s.probs, &Error{Source: Source{Path: path}, Msg: "cannot read the project's MCP servers", Err: err})
@@ -126,7 +127,7 @@ func Load(opts Options) (*Set, error) {
 			if !filepath.IsAbs(path) {
 				path = filepath.Join(f.ProjectDir, path)
 			}
-			src, exists, err := readConfig(path, maxConfigSize)
+			src, exists, err := config.ReadJSONFile(path, maxConfigSize)
 			switch {
 			case err != nil:
 				perr = &Error{Source: Source{Path: path}, Msg: "cannot read --mcp-config file", Err: err}
@@ -168,7 +169,7 @@ func (s *Set) readConfig(src []byte, path string, scope Scope, lookup func(strin
 // project's servers, approvals and disabled servers.
 func (s *Set) readClaudeJSON(local, user bool, lookup func(string) (string, bool)) {
 	path := s.files.ClaudeJSON
-	src, exists, err := readConfig(path, maxClaudeJSONSize)
+	src, exists, err := config.ReadJSONFile(path, config.MaxClaudeJSONSize)
 	if err != nil {
 		s.probs = append(s.probs, &Error{Source: Source{Path: path}, Msg: "cannot read Claude Code's configuration", Err: err})
 		return

@@ -421,22 +421,6 @@ func TestApproval(t *testing.T) {
 
 func must(approved, _ bool) bool { return approved }
 
-func TestClaudeJSONPath(t *testing.T) {
-	home := t.TempDir()
-	getenv := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	if p, _ := ClaudeJSONPath(getenv(map[string]string{"HOME": home})); p != filepath.Join(home, ".claude.json") {
-		t.Errorf("default %s", p)
-	}
-	dir := t.TempDir()
-	if p, _ := ClaudeJSONPath(getenv(map[string]string{"HOME": home, "CLAUDE_CONFIG_DIR": dir})); p != filepath.Join(dir, ".claude.json") {
-		t.Errorf("CLAUDE_CONFIG_DIR %s", p)
-	}
-	os.WriteFile(filepath.Join(dir, ".config.json"), []byte("{}"), 0o600)
-	if p, _ := ClaudeJSONPath(getenv(map[string]string{"HOME": home, "CLAUDE_CONFIG_DIR": dir})); p != filepath.Join(dir, ".config.json") {
-		t.Errorf("legacy %s", p)
-	}
-}
-
 func TestParseEntryForCallers(t *testing.T) {
 	src := Source{Path: "/plugins/kit/.claude-plugin/plugin.json"}
 	s := ParseEntry("db", []byte(`{"command": "${CLAUDE_PLUGIN_ROOT}/bin/db", "args": ["--ro"]}`), PluginScope("kit"), src,
