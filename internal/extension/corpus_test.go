@@ -35,7 +35,7 @@ func TestBrokenCorpus(t *testing.T) {
 		{e.project, ".claude/skills/bad-context/SKILL.md", "---\ndescription: d\ncontext: forked\n---\nx\n", 3, `unknown context "forked"`},
 		{e.project, ".claude/skills/bad-allowed/SKILL.md", "---\ndescription: d\nallowed-tools: Bash(git *) Shell(ls)\n---\nx\n", 3, `unknown tool "Shell"`},
 		{e.project, ".claude/commands/bad-bool.md", "---\ndescription: d\ndisable-model-invocation: maybe\n---\nx\n", 3, `expected true or false, got "maybe"`},
-		{plugins, "broken-json/.claude-plugin/plugin.json", "{\n  \"name\": \"broken-json\",\n  \"version\": \"1.0.0\",\n}\n", 4, "invalid JSON: trailing comma"},
+		{plugins, "broken-json/.claude-plugin/plugin.json", "{\n  \"name\": \"broken-json\",\n  \"version\": \"1.0.0\",\n}\n", 3, "invalid JSON: trailing comma"},
 		{plugins, "nameless/.claude-plugin/plugin.json", "{\n  \"description\": \"no name\"\n}\n", 1, `missing "name"`},
 		{plugins, "bad-author/.claude-plugin/plugin.json", "{\n  \"name\": \"bad-author\",\n  \"author\": 42\n}\n", 3, `expected an object`},
 		{plugins, "bad-hooks/hooks/hooks.json", "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"(\", \"hooks\": [{\"type\": \"command\", \"command\": \"x\"}]}\n    ]\n  }\n}\n", 4, "not a tool name, a '|' list of names or a valid regular expression"},

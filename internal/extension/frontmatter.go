@@ -171,6 +171,10 @@ func yamlError(err error, path string, offset int) *Error {
 	return &Error{Path: path, Line: offset + 1, Msg: "invalid YAML", Err: err}
 }
 
+// maxDepth bounds the nesting of a YAML header, so that a hostile file
+// cannot exhaust the stack.
+const maxDepth = 500
+
 // yamlConverter turns the YAML parser's tree into nodes.
 type yamlConverter struct {
 	path    string
