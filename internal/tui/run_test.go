@@ -64,6 +64,12 @@ type running struct {
 // startRun runs the UI in dir on a session against srv.
 func startRun(t *testing.T, srv *llmtest.Server, dir, prompt string) *running {
 	t.Helper()
+	return startRunWith(t, srv, dir, prompt, nil)
+}
+
+// startRunWith is startRun with the session's options changed by edit.
+func startRunWith(t *testing.T, srv *llmtest.Server, dir, prompt string, edit func(*agent.Options)) *running {
+	t.Helper()
 	home := t.TempDir()
 	getenv := func(k string) string {
 		switch k {
@@ -82,13 +88,17 @@ func startRun(t *testing.T, srv *llmtest.Server, dir, prompt string) *running {
 	run := &running{t: t, home: home, keys: w, out: &screenLog{}, ended: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
+	opts := agent.Options{Cwd: dir, SettingSources: []string{"local"}, Env: map[string]string{
+		"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": srv.URL(), "HOME": home, "CLAUDE_CONFIG_DIR": filepath.Join(home, ".claude"),
+	}}
+	if edit != nil {
+		edit(&opts)
+	}
 	go func() {
 		run.ended <- Run(ctx, Config{
-			Options: agent.Options{Cwd: dir, SettingSources: []string{"local"}, Env: map[string]string{
-				"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": srv.URL(), "HOME": home, "CLAUDE_CONFIG_DIR": filepath.Join(home, ".claude"),
-			}},
-			Prompt: prompt,
-			In:     r, Out: run.out, Getenv: getenv,
+			Options: opts,
+			Prompt:  prompt,
+			In:      r, Out: run.out, Getenv: getenv,
 			ProgramOptions: []tea.ProgramOption{tea.WithWindowSize(100, 40), tea.WithColorProfile(colorprofile.NoTTY), tea.WithoutSignalHandler()},
 		})
 	}()
@@ -189,5 +199,26 @@ func TestClearAndResumeWithAgentClient(t *testing.T) {
 	if info, err := session.Resolve(projectDir, "number-talk"); err != nil || info.ID != first {
 		t.Errorf("resolve the name: %+v %v", info, err)
 	}
+	r.quit()
+}
+
+// TestMCPServerThatNeverAnswers: a server that reads its input and never
+// answers is announced as failed once its start-up time is over, and /mcp
+// shows it failed with the reason and what to set; the session goes on.
+func TestMCPServerThatNeverAnswers(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("Still answering.")))
+	r := startRunWith(t, srv, t.TempDir(), "", func(o *agent.Options) {
+		o.Env["MCP_TIMEOUT"] = "1500"
+		o.MCPConfig = []string{`{"mcpServers": {"reader": {"command": "sh", "args": ["-c", "cat >/dev/null"]}}}`}
+	})
+	const why = "no answer to the MCP handshake (initialize request) within 1.5s; set MCP_TIMEOUT (milliseconds) to wait longer"
+	r.out.waitFor(t, `MCP server "reader" failed: `+why)
+	r.typeKeys("/mcp\r")
+	r.out.waitFor(t, "reader: failed · stdio dynamic")
+	if _, shown, _ := strings.Cut(r.out.text(), "> /mcp"); !strings.Contains(shown, "reader: failed · stdio dynamic") || !strings.Contains(shown, why) {
+		t.Errorf("/mcp shows:\n%s", shown)
+	}
+	r.typeKeys("hello\r")
+	r.out.waitFor(t, "Still answering.")
 	r.quit()
 }
