@@ -352,7 +352,8 @@ func (s *agentSession) activateSkills(path string) []llm.Block {
 // startAgentMCP starts the MCP servers an agent defines inline, for the
 // time it runs: their tools join registry (as the session's servers' tools
 // join the session's), and the first request waits for them up to the
-// session's start-up deadline. The caller closes the manager.
+// session's start-up deadline, reporting those still starting then. The
+// caller closes the manager.
 func (s *agentSession) startAgentMCP(ctx context.Context, agent string, servers []*mcpconfig.Server, registry *tool.Registry, cwd string) *mcp.Manager {
 	m := mcp.New(mcp.Options{
 		Registry: registry,
@@ -365,7 +366,7 @@ func (s *agentSession) startAgentMCP(ctx context.Context, agent string, servers 
 		configs = append(configs, serverConfig(srv))
 	}
 	m.Start(ctx, configs)
-	m.WaitReady(ctx, mcpDeadline(s.getenv))
+	waitForMCP(ctx, s.opts, m, mcpDeadline(s.getenv), " (agent "+agent+")")
 	return m
 }
 

@@ -37,7 +37,10 @@ type ElicitationAnswer = mcp.ElicitationResult
 type MCPProgress = mcp.Progress
 
 // DefaultMCPStartupDeadline is how long the first request waits for MCP
-// servers that are still starting; slower ones join the session later.
+// servers that are still starting, unless TACK_MCP_STARTUP_DEADLINE_MS or
+// MCP_TIMEOUT says otherwise; slower ones join the session later. Those
+// still starting then are reported (Options.Notify) and are failed in the
+// init message: the first turn runs without them.
 const DefaultMCPStartupDeadline = 3 * time.Second
 
 // defaultToolSearchShare is the share of the context window MCP tools may
@@ -177,11 +180,32 @@ func serverConfig(srv *mcpconfig.Server) mcp.ServerConfig {
 		Env: srv.Env, URL: srv.URL, Headers: srv.Headers, Scope: string(srv.Scope), Disabled: srv.Disabled}
 }
 
+// mcpDeadline is how long the first request waits for MCP servers still
+// starting: TACK_MCP_STARTUP_DEADLINE_MS; else, when MCP_TIMEOUT is set,
+// until each server has answered or failed (a user who gives servers
+// longer to start, as Claude Code's documentation says, means the session
+// to wait for them; a negative deadline is that for WaitReady); else
+// DefaultMCPStartupDeadline.
 func mcpDeadline(getenv func(string) string) time.Duration {
 	if ms, err := strconv.Atoi(getenv("TACK_MCP_STARTUP_DEADLINE_MS")); err == nil && ms >= 0 {
 		return time.Duration(ms) * time.Millisecond
 	}
+	if _, ok := mcp.StartTimeoutFromEnv(getenv); ok {
+		return -1
+	}
 	return DefaultMCPStartupDeadline
+}
+
+// waitForMCP waits for m's servers up to deadline and reports each one still
+// starting then: which, what it has not answered, after how long, and what
+// to set to wait longer. whose qualifies the server's name in the message.
+func waitForMCP(ctx context.Context, opts Options, m *mcp.Manager, deadline time.Duration, whose string) {
+	if m.WaitReady(ctx, deadline) || ctx.Err() != nil {
+		return
+	}
+	for _, st := range m.Overdue(deadline) {
+		notify(opts, fmt.Sprintf("MCP server %q%s: %s. The session goes on without its tools until it answers.", st.Name, whose, st.Error))
+	}
 }
 
 // toolSearchShare reads ENABLE_TOOL_SEARCH: "true" defers MCP tools
@@ -217,7 +241,7 @@ func (s *agentSession) prepareMCP(ctx context.Context) {
 		return
 	}
 	if len(st.manager.Statuses()) > 0 {
-		st.manager.WaitReady(ctx, st.deadline)
+		waitForMCP(ctx, s.opts, st.manager, st.deadline, "")
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -291,7 +315,7 @@ func oneLineCut(s string, n int) string {
 	return s
 }
 
-// mcpStatuses is init's mcp_servers.
+// mcpStatuses is the state of each MCP server now (mcp_status, /mcp).
 func (s *agentSession) mcpStatuses() []protocol.MCPServerStatus {
 	out := []protocol.MCPServerStatus{}
 	if s.mcp == nil {
@@ -300,6 +324,24 @@ func (s *agentSession) mcpStatuses() []protocol.MCPServerStatus {
 	for _, st := range s.mcp.manager.Statuses() {
 		out = append(out, protocol.MCPServerStatus{Name: st.Name, Status: st.Status, Error: st.Error, Scope: st.Scope,
 			Tools: st.Tools, Transport: st.Transport})
+	}
+	return out
+}
+
+// initMCPStatuses is init's mcp_servers: the state of each server for the
+// turn about to run. A server that has not answered by the end of the
+// start-up wait (see waitForMCP) is failed there, as Claude Code's print
+// mode reports a server that did not connect in its start-up time: the
+// turn runs without its tools. Its error says it may still join.
+func (s *agentSession) initMCPStatuses() []protocol.MCPServerStatus {
+	out := s.mcpStatuses()
+	if s.mcp == nil {
+		return out
+	}
+	for i, st := range s.mcp.manager.Statuses() {
+		if st.Overdue && i < len(out) && out[i].Name == st.Name {
+			out[i].Status = mcp.StatusFailed
+		}
 	}
 	return out
 }

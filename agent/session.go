@@ -601,7 +601,7 @@ func (s *agentSession) initMessage() *protocol.System {
 			Cwd:               s.cwd,
 			SessionID:         s.engine.SessionID(),
 			Tools:             s.registry.Names(),
-			MCPServers:        s.mcpStatuses(),
+			MCPServers:        s.initMCPStatuses(),
 			Model:             s.engine.Model().ID,
 			PermissionMode:    string(s.checker.Mode()),
 			SlashCommands:     commands,

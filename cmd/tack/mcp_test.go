@@ -212,13 +212,37 @@ func TestMCPBadServersDoNotStopTheSession(t *testing.T) {
 		m := s.(map[string]any)
 		statuses[m["name"].(string)] = m["status"].(string)
 	}
-	if statuses["missing"] != "failed" || statuses["exits"] != "failed" || statuses["silent"] != "pending" {
+	if statuses["missing"] != "failed" || statuses["exits"] != "failed" || statuses["silent"] != "failed" {
 		t.Errorf("statuses %v", statuses)
 	}
 	// The silent server held the first request back by the deadline at
-	// most (generous bound: only a hang fails this).
+	// most (generous bound: only a hang fails this), and was reported:
+	// which server, what it did not answer, after how long, what to set.
 	if elapsed > 30*time.Second {
 		t.Errorf("the session waited %s", elapsed)
+	}
+	overdue := `MCP server "silent": no answer to the MCP handshake (initialize request) after 1.5s; still waiting for it, up to 1m0s (MCP_TIMEOUT); set MCP_TIMEOUT (milliseconds) to wait longer. The session goes on without its tools until it answers.`
+	if !strings.Contains(errOut, overdue) {
+		t.Errorf("stderr lacks %q:\n%s", overdue, errOut)
+	}
+
+	// A server that reads its input and never answers, with MCP_TIMEOUT
+	// set: the session waits for it that long, as Claude Code does, then
+	// goes on; init and standard error say it failed, and why.
+	e3 := newEnv(t, llmtest.Reply(llmtest.Text("went on")))
+	e3.extra = []string{"MCP_TIMEOUT=2000"}
+	out, errOut = e3.run("-p", "hi", "--output-format", "stream-json", "--verbose",
+		"--mcp-config", mcpConfig(map[string]any{"reader": map[string]any{"command": "sh", "args": []string{"-c", "cat >/dev/null"}}}))
+	if e3.status != 0 || !strings.Contains(out, "went on") {
+		t.Fatalf("exit %d: %s %s", e3.status, out, errOut)
+	}
+	const why = "no answer to the MCP handshake (initialize request) within 2s; set MCP_TIMEOUT (milliseconds) to wait longer"
+	servers := lines(t, out)[0]["mcp_servers"].([]any)
+	if len(servers) != 1 || servers[0].(map[string]any)["status"] != "failed" || servers[0].(map[string]any)["error"] != why {
+		t.Errorf("init mcp_servers %v, want reader failed: %s", servers, why)
+	}
+	if !strings.Contains(errOut, `MCP server "reader" failed: `+why) {
+		t.Errorf("stderr lacks the failure:\n%s", errOut)
 	}
 
 	// A malformed .mcp.json is reported with its position; the prompt is answered.

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -85,5 +87,81 @@ func TestPluginDirAndAgentsFlags(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "post-tool-use")); err != nil {
 		t.Error("the plugin's PostToolUse hook did not run")
+	}
+}
+
+// TestBrokenDefinitionsAreReported: a skill, a command and a plugin skill
+// with broken YAML frontmatter, and a skill linked to nowhere, are named
+// with their file, line and column on standard error by `tack -p` and by
+// `tack agents`, and the good definitions beside them are in the session.
+func TestBrokenDefinitionsAreReported(t *testing.T) {
+	proj, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(proj)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("CLAUDE_CONFIG_DIR", t.TempDir())
+	plugin := filepath.Join(t.TempDir(), "plug")
+	broken := "---\ndescription: d\nmetadata:\n  tags: [a, b\n---\nx\n"
+	good := "---\ndescription: loads\n---\nx\n"
+	files := map[string]string{
+		filepath.Join(proj, ".claude", "skills", "broken", "SKILL.md"): broken,
+		filepath.Join(proj, ".claude", "commands", "broken.md"):        broken,
+		filepath.Join(plugin, "skills", "broken", "SKILL.md"):          broken,
+		filepath.Join(proj, ".claude", "skills", "good", "SKILL.md"):   good,
+		filepath.Join(proj, ".claude", "commands", "fine.md"):          good,
+		filepath.Join(plugin, "skills", "good", "SKILL.md"):            good,
+		filepath.Join(plugin, ".claude-plugin", "plugin.json"):         `{"name": "plug"}`,
+	}
+	for p, c := range files {
+		writeTestFile(t, p, c)
+	}
+	linked := filepath.Join(proj, ".claude", "skills", "linked")
+	if err := os.Symlink(filepath.Join(proj, "gone"), linked); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		filepath.Join(proj, ".claude", "skills", "broken", "SKILL.md") + ":4:9: invalid YAML: sequence end token ']' not found",
+		filepath.Join(proj, ".claude", "commands", "broken.md") + ":4:9: invalid YAML: sequence end token ']' not found",
+		filepath.Join(plugin, "skills", "broken", "SKILL.md") + ":4:9: invalid YAML: sequence end token ']' not found",
+		linked + ": cannot read: it is a symbolic link to " + filepath.Join(proj, "gone") + ", which does not exist",
+	}
+
+	srv := llmtest.Start(t, llmtest.Options{Turns: []llmtest.Turn{{Content: []llm.Block{llmtest.Text("done")}}}})
+	t.Setenv("ANTHROPIC_API_KEY", "k")
+	t.Setenv("ANTHROPIC_BASE_URL", srv.URL())
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), []string{"-p", "--output-format", "stream-json", "--verbose", "--plugin-dir", plugin, "hi"},
+		IO{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, w := range want {
+		if !strings.Contains(errOut.String(), "tack: "+w+"\n") {
+			t.Errorf("tack -p: standard error lacks %q; it is:\n%s", w, errOut.String())
+		}
+	}
+	var init struct {
+		Skills []string `json:"skills"`
+	}
+	first, _, _ := strings.Cut(out.String(), "\n")
+	if err := json.Unmarshal([]byte(first), &init); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(init.Skills)
+	if w := []string{"fine", "good", "plug:good"}; !slices.Equal(init.Skills, w) {
+		t.Errorf("skills in the session: %q, want %q", init.Skills, w)
+	}
+
+	out.Reset()
+	errOut.Reset()
+	if code := Main(context.Background(), []string{"agents", "--plugin-dir", plugin}, IO{In: strings.NewReader(""), Out: &out, Err: &errOut}); code != 0 {
+		t.Fatalf("tack agents: exit %d: %s", code, errOut.String())
+	}
+	for _, w := range want {
+		if !strings.Contains(errOut.String(), w+"\n") {
+			t.Errorf("tack agents: standard error lacks %q; it is:\n%s", w, errOut.String())
+		}
 	}
 }

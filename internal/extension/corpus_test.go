@@ -2,7 +2,9 @@ package extension
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -35,7 +37,7 @@ func TestBrokenCorpus(t *testing.T) {
 		{e.project, ".claude/skills/bad-context/SKILL.md", "---\ndescription: d\ncontext: forked\n---\nx\n", 3, `unknown context "forked"`},
 		{e.project, ".claude/skills/bad-allowed/SKILL.md", "---\ndescription: d\nallowed-tools: Bash(git *) Shell(ls)\n---\nx\n", 3, `unknown tool "Shell"`},
 		{e.project, ".claude/commands/bad-bool.md", "---\ndescription: d\ndisable-model-invocation: maybe\n---\nx\n", 3, `expected true or false, got "maybe"`},
-		{plugins, "broken-json/.claude-plugin/plugin.json", "{\n  \"name\": \"broken-json\",\n  \"version\": \"1.0.0\",\n}\n", 4, "invalid JSON: trailing comma"},
+		{plugins, "broken-json/.claude-plugin/plugin.json", "{\n  \"name\": \"broken-json\",\n  \"version\": \"1.0.0\",\n}\n", 3, "invalid JSON: trailing comma"},
 		{plugins, "nameless/.claude-plugin/plugin.json", "{\n  \"description\": \"no name\"\n}\n", 1, `missing "name"`},
 		{plugins, "bad-author/.claude-plugin/plugin.json", "{\n  \"name\": \"bad-author\",\n  \"author\": 42\n}\n", 3, `expected an object`},
 		{plugins, "bad-hooks/hooks/hooks.json", "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"(\", \"hooks\": [{\"type\": \"command\", \"command\": \"x\"}]}\n    ]\n  }\n}\n", 4, "not a tool name, a '|' list of names or a valid regular expression"},
@@ -119,5 +121,88 @@ func TestWarningsDoNotStopLoading(t *testing.T) {
 	}
 	if s, _ := set.Skill("long"); s == nil || len([]rune(s.ListingDescription(0))) != MaxDescription {
 		t.Error("long description should load, cut in listings")
+	}
+}
+
+// TestUnreadableDefinitionsAreReported: every skill, command and agent file
+// that cannot be read is reported, at its line and column when the
+// problem is inside it, and the definitions beside it load. Broken YAML
+// in each kind of definition, in a project and in a plugin; symbolic
+// links to nothing, which were skipped without a word; folders nested
+// past the bound.
+func TestUnreadableDefinitionsAreReported(t *testing.T) {
+	e := newEnv(t)
+	proj := filepath.Join(e.project, ".claude")
+	plugin := filepath.Join(t.TempDir(), "plug")
+	write(t, plugin, ManifestPath, `{"name": "plug"}`)
+	// Not mended by quoting the plain top-level values, as Claude Code's
+	// second try does.
+	badYAML := "---\ndescription: d\nmetadata:\n  tags: [a, b\n---\nx\n"
+	for _, f := range []struct{ root, rel, content string }{
+		{proj, "skills/flow/SKILL.md", badYAML},
+		{proj, "skills/dup/SKILL.md", "---\ndescription: d\nmodel: sonnet\ndescription: e\n---\nx\n"},
+		{proj, "skills/crlf/SKILL.md", "\xef\xbb\xbf---\r\ndescription: \"open\r\n---\r\nx\r\n"},
+		{proj, "commands/git/flow.md", badYAML},
+		{proj, "agents/flow.md", "---\nname: flow\n" + badYAML[4:]},
+		{plugin, "skills/flow/SKILL.md", badYAML},
+		{plugin, "commands/flow.md", badYAML},
+		{proj, "skills/good/SKILL.md", "---\ndescription: loads\n---\nx\n"},
+		{proj, "commands/good.md", "---\ndescription: loads\n---\nx\n"},
+		{plugin, "skills/good/SKILL.md", "---\ndescription: loads\n---\nx\n"},
+		{proj, "commands/a/b/c/d/e/f/g/h/i/deep.md", "---\ndescription: d\n---\nx\n"},
+	} {
+		write(t, f.root, f.rel, f.content)
+	}
+	nowhere := filepath.Join(t.TempDir(), "gone")
+	for _, l := range []string{
+		filepath.Join(proj, "skills", "linked"), // a skill folder
+		filepath.Join(proj, "commands", "linked.md"),
+		filepath.Join(proj, "agents", "linked.md"),
+		filepath.Join(plugin, "skills", "linked"),
+	} {
+		if err := os.Symlink(nowhere, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(proj, "skills", "file-linked"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(nowhere, filepath.Join(proj, "skills", "file-linked", "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+
+	o := e.opts()
+	o.PluginDirs = []string{plugin}
+	set := Load(o)
+	link := ": cannot read: it is a symbolic link to " + nowhere + ", which does not exist"
+	want := []string{
+		filepath.Join(proj, "skills/flow/SKILL.md") + ":4:9: invalid YAML: sequence end token ']' not found",
+		filepath.Join(proj, "skills/dup/SKILL.md") + `:4:1: invalid YAML: mapping key "description" already defined at [2:1]`,
+		filepath.Join(proj, "skills/crlf/SKILL.md") + ":2:14: invalid YAML: could not find end character of double-quoted text",
+		filepath.Join(proj, "commands/git/flow.md") + ":4:9: invalid YAML: sequence end token ']' not found",
+		filepath.Join(proj, "agents/flow.md") + ":5:9: invalid YAML: sequence end token ']' not found",
+		filepath.Join(plugin, "skills/flow/SKILL.md") + ":4:9: invalid YAML: sequence end token ']' not found",
+		filepath.Join(plugin, "commands/flow.md") + ":4:9: invalid YAML: sequence end token ']' not found",
+		filepath.Join(proj, "skills", "linked") + link,
+		filepath.Join(proj, "skills", "file-linked", "SKILL.md") + link,
+		filepath.Join(proj, "commands", "linked.md") + link,
+		filepath.Join(proj, "agents", "linked.md") + link,
+		filepath.Join(plugin, "skills", "linked") + link,
+		filepath.Join(proj, "commands/a/b/c/d/e/f/g/h/i") + ": not read: more than 8 folders deep (a symbolic link loop?)",
+	}
+	got := strings.Split(strings.TrimSpace(problemsText(set)), "\n")
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var loaded []string
+	for _, s := range append(set.Skills(), set.ShadowedSkills()...) {
+		loaded = append(loaded, string(s.Kind)+" "+s.Name)
+	}
+	slices.Sort(loaded)
+	// The project's good command is shadowed by its good skill.
+	if w := []string{"command good", "skill good", "skill plug:good"}; !slices.Equal(loaded, w) {
+		t.Errorf("loaded %q, want %q", loaded, w)
 	}
 }

@@ -29,8 +29,7 @@ type frontmatter struct {
 
 // parseFrontmatter splits src, read from path, into its YAML header and
 // body. The header is the text between a first line "---" and the next line
-// "---". Line numbers in problems are the file's: the YAML parser's line
-// plus the header's offset.
+// "---". Line numbers in problems are the file's (see parseYAML).
 func parseFrontmatter(src []byte, path string) (*frontmatter, *Error) {
 	text := string(bytes.TrimPrefix(src, []byte("\xef\xbb\xbf")))
 	text = strings.ReplaceAll(text, "\r\n", "\n")
@@ -69,7 +68,10 @@ func parseFrontmatter(src []byte, path string) (*frontmatter, *Error) {
 		return nil, &Error{Path: path, Line: 1, Col: 1, Msg: `the frontmatter opened by "---" on line 1 is never closed by a "---" line`}
 	}
 	fm.present, fm.body, fm.bodyLine = true, body, lines+1
-	n, lenient, err := parseYAML([]byte(header), path, 1)
+	// A blank line stands for the opening "---", so that the YAML parser
+	// numbers lines as the file does, in positions and in its messages
+	// ("already defined at [2:1]").
+	n, lenient, err := parseYAML([]byte("\n"+header), path)
 	if err != nil {
 		return nil, err
 	}
@@ -84,12 +86,12 @@ func parseFrontmatter(src []byte, path string) (*frontmatter, *Error) {
 	return fm, nil
 }
 
-// parseYAML parses a YAML document that starts after line offset of path.
-// When it does not parse, it is retried with its plain one-line values
+// parseYAML parses a YAML document read from path, whose lines are the
+// file's. When it does not parse, it is retried with its plain one-line values
 // quoted, as Claude Code does, so that headers such as
 // "description: Use when: the user asks" load; if that fails too, the
 // first error is reported. lenient says the retry was needed.
-func parseYAML(src []byte, path string, offset int) (n *node, lenient bool, e *Error) {
+func parseYAML(src []byte, path string) (n *node, lenient bool, e *Error) {
 	f, err := parser.ParseBytes(src, 0)
 	if err != nil {
 		quoted := quoteValues(string(src))
@@ -100,18 +102,19 @@ func parseYAML(src []byte, path string, offset int) (n *node, lenient bool, e *E
 		}
 	}
 	if err != nil {
-		return nil, false, yamlError(err, path, offset)
+		return nil, false, yamlError(err, path)
 	}
 	var body ast.Node
 	for _, d := range f.Docs {
 		if d.Body != nil {
 			if body != nil {
-				return nil, false, &Error{Path: path, Line: d.Body.GetToken().Position.Line + offset, Msg: "the frontmatter holds more than one YAML document"}
+				tk := d.Body.GetToken()
+				return nil, false, &Error{Path: path, Line: tk.Position.Line, Col: tk.Position.Column, Msg: "the frontmatter holds more than one YAML document"}
 			}
 			body = d.Body
 		}
 	}
-	c := &yamlConverter{path: path, offset: offset, anchors: map[string]*node{}}
+	c := &yamlConverter{path: path, anchors: map[string]*node{}}
 	n, e = c.convert(body, 0)
 	return n, lenient, e
 }
@@ -158,29 +161,33 @@ func quoteValues(src string) string {
 	return strings.Join(lines, "\n")
 }
 
-// yamlError turns a YAML parser error into an *Error at the file's line.
-func yamlError(err error, path string, offset int) *Error {
+// yamlError turns a YAML parser error into an *Error at its place in the
+// file; one the parser does not place is put at the start of the header.
+func yamlError(err error, path string) *Error {
+	e := &Error{Path: path, Line: 2, Col: 1, Msg: "invalid YAML", Err: err}
 	var ye yaml.Error
 	if errors.As(err, &ye) {
-		e := &Error{Path: path, Msg: "invalid YAML: " + ye.GetMessage()}
+		e.Msg, e.Err = "invalid YAML: "+ye.GetMessage(), nil
 		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
-			e.Line, e.Col = tk.Position.Line+offset, tk.Position.Column
+			e.Line, e.Col = tk.Position.Line, tk.Position.Column
 		}
-		return e
 	}
-	return &Error{Path: path, Line: offset + 1, Msg: "invalid YAML", Err: err}
+	return e
 }
+
+// maxDepth bounds the nesting of a YAML header, so that a hostile file
+// cannot exhaust the stack.
+const maxDepth = 500
 
 // yamlConverter turns the YAML parser's tree into nodes.
 type yamlConverter struct {
 	path    string
-	offset  int
 	anchors map[string]*node
 }
 
 func (c *yamlConverter) at(n ast.Node, out *node) *node {
 	if tk := n.GetToken(); tk != nil && tk.Position != nil {
-		out.line, out.col = tk.Position.Line+c.offset, tk.Position.Column
+		out.line, out.col = tk.Position.Line, tk.Position.Column
 	}
 	return out
 }
@@ -294,7 +301,7 @@ func (c *yamlConverter) member(out *node, mv *ast.MappingValueNode, depth int) *
 	}
 	m := member{key: key}
 	if tk := mv.Key.GetToken(); tk != nil && tk.Position != nil {
-		m.line, m.col = tk.Position.Line+c.offset, tk.Position.Column
+		m.line, m.col = tk.Position.Line, tk.Position.Column
 	}
 	val, err := c.convert(mv.Value, depth+1)
 	if err != nil {
@@ -311,7 +318,7 @@ func (c *yamlConverter) member(out *node, mv *ast.MappingValueNode, depth int) *
 func (c *yamlConverter) fail(n ast.Node, msg string) *Error {
 	e := &Error{Path: c.path, Msg: msg}
 	if tk := n.GetToken(); tk != nil && tk.Position != nil {
-		e.Line, e.Col = tk.Position.Line+c.offset, tk.Position.Column
+		e.Line, e.Col = tk.Position.Line, tk.Position.Column
 	}
 	return e
 }

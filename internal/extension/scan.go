@@ -18,7 +18,7 @@ const maxDefinitionSize = 4 << 20
 func readDefinition(path string) ([]byte, *Error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, &Error{Path: path, Msg: "cannot read", Err: unwrapPath(err)}
+		return nil, unreadable(path, err)
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, &Error{Path: path, Msg: "not a regular file"}
@@ -28,9 +28,30 @@ func readDefinition(path string) ([]byte, *Error) {
 	}
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &Error{Path: path, Msg: "cannot read", Err: unwrapPath(err)}
+		return nil, unreadable(path, err)
 	}
 	return src, nil
+}
+
+// unreadable is the problem of a definition, or a folder of them, that
+// os.Stat or reading failed on with err. A symbolic link to nothing says
+// where it points, since "no such file" about a file the user can see in
+// a listing is a puzzle.
+func unreadable(path string, err error) *Error {
+	if errors.Is(err, fs.ErrNotExist) {
+		if target, lerr := os.Readlink(path); lerr == nil {
+			return &Error{Path: path, Msg: fmt.Sprintf("cannot read: it is a symbolic link to %s, which does not exist", target)}
+		}
+	}
+	return &Error{Path: path, Msg: "cannot read", Err: unwrapPath(err)}
+}
+
+// maxNesting is how deep commands and agents are looked for below their
+// folder: deeper than anyone namespaces them, and a bound on a link loop.
+const maxNesting = 8
+
+func tooDeep(dir string) *Error {
+	return &Error{Path: dir, Msg: fmt.Sprintf("not read: more than %d folders deep (a symbolic link loop?)", maxNesting)}
 }
 
 func readSkillFile(path, name string, kind Kind, source Source, pluginRoot string) (*Skill, []*Error, *Error) {
@@ -75,11 +96,22 @@ func scanSkills(dir, prefix string, source Source, pluginRoot string) ([]*Skill,
 	var probs []*Error
 	for _, e := range list {
 		sub := filepath.Join(dir, e.Name())
-		if strings.HasPrefix(e.Name(), ".") || !isDir(sub) {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if !isDir(sub) {
+			if _, err := os.Stat(sub); err != nil {
+				// A link to a skill folder that is not there, or a folder
+				// that cannot be looked at: a skill the user expects.
+				probs = append(probs, unreadable(sub, err))
+			}
 			continue
 		}
 		path := filepath.Join(sub, "SKILL.md")
-		if _, err := os.Stat(path); err != nil {
+		if _, err := os.Lstat(path); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				probs = append(probs, unreadable(path, err))
+			}
 			continue // a folder of supporting files, not a skill
 		}
 		if !validName.MatchString(e.Name()) {
@@ -102,8 +134,9 @@ func scanCommands(dir, prefix string, source Source, pluginRoot string) ([]*Skil
 	var probs []*Error
 	var walk func(d string, ns []string, depth int)
 	walk = func(d string, ns []string, depth int) {
-		if depth > 8 {
-			return // deeper than anyone namespaces commands; maybe a link loop
+		if depth > maxNesting {
+			probs = append(probs, tooDeep(d))
+			return
 		}
 		list, lerr := entries(d)
 		if lerr != nil {
@@ -146,7 +179,8 @@ func (ap agentParser) scanAgents(dir string, source Source, prefix string) ([]*A
 	var probs []*Error
 	var walk func(d string, depth int)
 	walk = func(d string, depth int) {
-		if depth > 8 {
+		if depth > maxNesting {
+			probs = append(probs, tooDeep(d))
 			return
 		}
 		list, lerr := entries(d)

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -151,8 +152,8 @@ func TestStartFailures(t *testing.T) {
 	want := map[string][]string{
 		"missing":  {StatusFailed, "cannot start", "/nonexistent/tack-mcp-server", "no such file"},
 		"exits":    {StatusFailed, "exited with status 3", "boom: no API key"},
-		"silent":   {StatusFailed, "no answer to the MCP handshake within 15s"},
-		"silent2":  {StatusFailed, "no answer to the MCP handshake within 15s"},
+		"silent":   {StatusFailed, "no answer to the MCP handshake (initialize request) within 15s; set MCP_TIMEOUT (milliseconds) to wait longer"},
+		"silent2":  {StatusFailed, "no answer to the MCP handshake (initialize request) within 15s; set MCP_TIMEOUT (milliseconds) to wait longer"},
 		"bad-url":  {StatusFailed, "invalid URL"},
 		"bad-type": {StatusFailed, "unknown transport type"},
 		"off":      {StatusDisabled},
@@ -412,5 +413,73 @@ func TestProbe(t *testing.T) {
 	st = Probe(context.Background(), ServerConfig{Name: "x", Command: "false"}, Options{})
 	if st.Status != StatusFailed || !strings.Contains(st.Error, "exited with status 1") {
 		t.Errorf("%+v", st)
+	}
+}
+
+// answersOnlyInitialize is a stdio MCP server that completes the handshake
+// and then never answers anything: a server stuck listing its tools.
+const answersOnlyInitialize = `
+const rl = require("readline").createInterface({input: process.stdin});
+rl.on("line", (line) => {
+  const msg = JSON.parse(line);
+  if (msg.method === "initialize") {
+    process.stdout.write(JSON.stringify({jsonrpc: "2.0", id: msg.id, result: {
+      protocolVersion: msg.params.protocolVersion, capabilities: {tools: {}},
+      serverInfo: {name: "half", version: "1"}}}) + "\n");
+  }
+});
+`
+
+// TestServerThatNeverAnswers: a real process that reads its input and
+// never answers is reported — which server, what it did not answer, after
+// how long, and what to set to wait longer — while it is overdue and once
+// its start-up timeout has passed; so is one that completes the handshake
+// but never lists its tools. The manager goes on with the servers that
+// work.
+func TestServerThatNeverAnswers(t *testing.T) {
+	rec := &recorder{}
+	m := New(rec.options(Options{Registry: tool.NewRegistry(), Limits: Limits{StartTimeout: 3 * time.Second}}))
+	defer m.Close()
+	m.Start(context.Background(), []ServerConfig{
+		{Name: "mute", Command: "sh", Args: []string{"-c", "cat >/dev/null"}},
+		{Name: "half", Command: "node", Args: []string{"-e", answersOnlyInitialize}},
+	})
+	if m.WaitReady(context.Background(), 100*time.Millisecond) {
+		t.Fatalf("ready at once: %+v", m.Statuses())
+	}
+	var mute *Status
+	for _, st := range m.Overdue(100 * time.Millisecond) {
+		if st.Name == "mute" {
+			mute = &st
+		}
+	}
+	want := "no answer to the MCP handshake (initialize request) after 100ms; still waiting for it, up to 3s (MCP_TIMEOUT); set MCP_TIMEOUT (milliseconds) to wait longer"
+	if mute == nil || mute.Status != StatusPending || !mute.Overdue || mute.Error != want {
+		t.Errorf("overdue mute: %+v, want pending with %q", mute, want)
+	}
+	if st := statusOf(m, "mute"); !st.Overdue || st.Error != want {
+		t.Errorf("mute's status after Overdue: %+v", st)
+	}
+
+	if !m.WaitReady(context.Background(), -1) {
+		t.Fatalf("still pending: %+v", m.Statuses())
+	}
+	for name, want := range map[string]string{
+		"mute": "no answer to the MCP handshake (initialize request) within 3s; set MCP_TIMEOUT (milliseconds) to wait longer",
+		"half": "no answer to the tools/list request within 3s; set MCP_TIMEOUT (milliseconds) to wait longer",
+	} {
+		if st := statusOf(m, name); st.Status != StatusFailed || st.Overdue || st.Error != want {
+			t.Errorf("%s: %+v, want failed with %q", name, st, want)
+		}
+		found := false
+		_, notices, _ := rec.snapshot()
+		for _, n := range notices {
+			if n.Server == name && n.Level == NoticeError && n.Message == fmt.Sprintf("MCP server %q failed: %s", name, want) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no notice for %s in %+v", name, notices)
+		}
 	}
 }

@@ -138,9 +138,16 @@ func (m *Manager) notify() {
 // WaitReady waits until no server is pending, ctx is done or deadline has
 // passed, and reports whether no server is pending. Servers that are still
 // pending then join the catalogue when they are ready (see Options.OnChange).
+// A negative deadline is none: each server's start-up timeout
+// (Limits.StartTimeout, for its handshake and again for its lists) bounds
+// the wait.
 func (m *Manager) WaitReady(ctx context.Context, deadline time.Duration) bool {
-	timer := time.NewTimer(deadline)
-	defer timer.Stop()
+	var expired <-chan time.Time
+	if deadline >= 0 {
+		timer := time.NewTimer(deadline)
+		defer timer.Stop()
+		expired = timer.C
+	}
 	for {
 		m.mu.Lock()
 		ch := m.changed
@@ -157,12 +164,27 @@ func (m *Manager) WaitReady(ctx context.Context, deadline time.Duration) bool {
 		}
 		select {
 		case <-ch:
-		case <-timer.C:
+		case <-expired:
 			return false
 		case <-ctx.Done():
 			return false
 		}
 	}
+}
+
+// Overdue marks every server still making its first connection, after the
+// caller waited for it for waited (see WaitReady): it stays pending, and
+// may still connect and join, but its Status is Overdue and its error says
+// what it has not answered, after how long, and how long it still has. It
+// returns the statuses of the servers it marked.
+func (m *Manager) Overdue(waited time.Duration) []Status {
+	var out []Status
+	for _, s := range m.list() {
+		if st, ok := s.markOverdue(waited); ok {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // Statuses returns the state of every server, in the order they were first

@@ -86,6 +86,9 @@ type Status struct {
 	Tools     int    `json:"tools"`
 	Transport string `json:"transport"`
 	Scope     string `json:"scope,omitempty"`
+	// Overdue is set on a pending server that Manager.Overdue found still
+	// starting: Error says what it has not answered, after how long.
+	Overdue bool `json:"-"`
 }
 
 // Limits are the time and size bounds of MCP traffic.
@@ -117,8 +120,8 @@ const (
 // its default.
 func LimitsFromEnv(getenv func(string) string) Limits {
 	l := Limits{}.withDefaults()
-	if ms := positive(getenv("MCP_TIMEOUT")); ms > 0 {
-		l.StartTimeout = time.Duration(ms) * time.Millisecond
+	if d, ok := StartTimeoutFromEnv(getenv); ok {
+		l.StartTimeout = d
 	}
 	if ms := positive(getenv("MCP_TOOL_TIMEOUT")); ms > 0 {
 		l.ToolTimeout = time.Duration(ms) * time.Millisecond
@@ -128,6 +131,17 @@ func LimitsFromEnv(getenv func(string) string) Limits {
 	}
 	return l
 }
+
+// StartTimeoutFromEnv reads MCP_TIMEOUT (milliseconds), and reports
+// whether it is set to a valid value.
+func StartTimeoutFromEnv(getenv func(string) string) (time.Duration, bool) {
+	ms := positive(getenv("MCP_TIMEOUT"))
+	return time.Duration(ms) * time.Millisecond, ms > 0
+}
+
+// waitLonger is what every message about a server too slow to answer ends
+// with.
+const waitLonger = "set MCP_TIMEOUT (milliseconds) to wait longer"
 
 func positive(s string) int64 {
 	n, err := strconv.ParseInt(s, 10, 64)

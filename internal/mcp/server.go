@@ -52,6 +52,12 @@ type server struct {
 	resources []ResourceInfo
 	prompts   []PromptInfo
 	stopped   bool
+	// awaiting names the request a connection attempt is waiting for the
+	// server to answer ("" when none is), for the message about a server
+	// that does not answer.
+	awaiting string
+	// overdue is set by Manager.Overdue on a server still starting.
+	overdue bool
 	// everConnected is set once a session was established: from then on a
 	// lost session is restarted on use.
 	everConnected bool
@@ -75,7 +81,7 @@ type session struct {
 
 func newServer(m *Manager, cfg ServerConfig, part string, roots []string) *server {
 	ctx, cancel := context.WithCancel(m.ctx)
-	s := &server{m: m, cfg: cfg, part: part, ctx: ctx, cancel: cancel, status: StatusPending}
+	s := &server{m: m, cfg: cfg, part: part, ctx: ctx, cancel: cancel, status: StatusPending, awaiting: handshake}
 	if cfg.Disabled {
 		s.status, s.stopped = StatusDisabled, true
 	}
@@ -118,7 +124,31 @@ func (s *server) statusInfo() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return Status{Name: s.cfg.Name, Status: s.status, Error: s.errText, Tools: len(s.tools),
-		Transport: s.cfg.transport(), Scope: s.cfg.Scope}
+		Transport: s.cfg.transport(), Scope: s.cfg.Scope, Overdue: s.overdue && s.status == StatusPending}
+}
+
+// await records the request the server is now expected to answer.
+func (s *server) await(request string) {
+	s.mu.Lock()
+	s.awaiting = request
+	s.mu.Unlock()
+}
+
+// markOverdue marks the server overdue if it is still making its first
+// connection (not reconnecting, which has its own message), with a message
+// saying what it has not answered after waited, and reports whether it was.
+func (s *server) markOverdue(waited time.Duration) (Status, bool) {
+	s.mu.Lock()
+	if s.stopped || s.status != StatusPending || s.errText != "" || s.awaiting == "" {
+		s.mu.Unlock()
+		return Status{}, false
+	}
+	s.overdue = true
+	s.errText = fmt.Sprintf("no answer to %s after %s; still waiting for it, up to %s (MCP_TIMEOUT); %s",
+		s.awaiting, waited, s.m.limits.StartTimeout, waitLonger)
+	s.mu.Unlock()
+	s.m.notify()
+	return s.statusInfo(), true
 }
 
 func (s *server) isStopped() bool {
@@ -135,6 +165,7 @@ func (s *server) setStatus(status, errText string) {
 	}
 	changed := s.status != status || s.errText != errText
 	s.status, s.errText = status, errText
+	s.overdue = false
 	s.mu.Unlock()
 	if changed {
 		s.m.notify()
@@ -350,6 +381,7 @@ func (s *server) dial(ctx context.Context) (*session, *mcp.ServerCapabilities, e
 	})
 	s.watch.takeChallenge()
 	s.watch.takeSessionGone()
+	s.await(handshake)
 	cs, err := s.client.Connect(attemptCtx, tr, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	fired := !timer.Stop()
 	abandoned := !stopAbandon()
@@ -381,7 +413,7 @@ func (s *server) describe(err error, proc *procTransport, timedOut bool, ctx con
 	var msg string
 	switch {
 	case timedOut:
-		msg = fmt.Sprintf("no answer to the MCP handshake within %s (MCP_TIMEOUT)", s.m.limits.StartTimeout)
+		msg = fmt.Sprintf("no answer to %s within %s; %s", handshake, s.m.limits.StartTimeout, waitLonger)
 	case ctx.Err() != nil:
 		msg = "start-up abandoned: " + ctx.Err().Error()
 	case s.ctx.Err() != nil:
@@ -415,29 +447,46 @@ func (s *server) describe(err error, proc *procTransport, timedOut bool, ctx con
 	return &connectError{msg: msg, err: err}
 }
 
+// handshake is what a server is first waited for.
+const handshake = "the MCP handshake (initialize request)"
+
 // load reads the server's lists after a handshake and publishes them.
 func (s *server) load(ctx context.Context, sess *session, caps *mcp.ServerCapabilities) error {
 	ctx, cancel := context.WithTimeout(ctx, s.m.limits.StartTimeout)
 	defer cancel()
+	defer s.await("")
+	// listed reads one list; a server that does not answer in time is
+	// told apart from one that answers with an error.
+	listed := func(method string, list func() error) error {
+		s.await("the " + method + " request")
+		err := list()
+		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("no answer to the %s request within %s; %s", method, s.m.limits.StartTimeout, waitLonger)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", method, err)
+		}
+		return nil
+	}
 	var tools []*mcp.Tool
 	if caps.Tools != nil {
-		var err error
-		if tools, err = listAll(sess.cs.Tools(ctx, nil)); err != nil {
-			return &connectError{msg: "listing tools: " + err.Error(), err: err}
+		err := listed("tools/list", func() (err error) { tools, err = listAll(sess.cs.Tools(ctx, nil)); return err })
+		if err != nil {
+			return &connectError{msg: err.Error(), err: err}
 		}
 	}
 	var resources []*mcp.Resource
 	if caps.Resources != nil {
-		var err error
-		if resources, err = listAll(sess.cs.Resources(ctx, nil)); err != nil {
-			s.m.notice(s.cfg.Name, NoticeWarning, "MCP server %q: listing resources: %v", s.cfg.Name, err)
+		err := listed("resources/list", func() (err error) { resources, err = listAll(sess.cs.Resources(ctx, nil)); return err })
+		if err != nil {
+			s.m.notice(s.cfg.Name, NoticeWarning, "MCP server %q: %v", s.cfg.Name, err)
 		}
 	}
 	var prompts []*mcp.Prompt
 	if caps.Prompts != nil {
-		var err error
-		if prompts, err = listAll(sess.cs.Prompts(ctx, nil)); err != nil {
-			s.m.notice(s.cfg.Name, NoticeWarning, "MCP server %q: listing prompts: %v", s.cfg.Name, err)
+		err := listed("prompts/list", func() (err error) { prompts, err = listAll(sess.cs.Prompts(ctx, nil)); return err })
+		if err != nil {
+			s.m.notice(s.cfg.Name, NoticeWarning, "MCP server %q: %v", s.cfg.Name, err)
 		}
 	}
 	s.mu.Lock()

@@ -63,7 +63,7 @@ func (r Rule) String() string {
 	if !parensBalanced(spec) || strings.Contains(spec, `\(`) || strings.Contains(spec, `\)`) {
 		// Escape every parenthesis; a backslash already before one then
 		// reads back as itself.
-		spec = strings.NewReplacer("(", `\(`, ")", `\)`).Replace(spec)
+		spec = escapeParens.Replace(spec)
 	}
 	return r.Tool + "(" + spec + ")"
 }
@@ -113,12 +113,20 @@ func splitRule(s string) (Rule, error) {
 	if strings.IndexByte(inner, 0) >= 0 {
 		return Rule{}, errors.New("NUL byte in the specifier")
 	}
-	spec := strings.TrimSpace(strings.NewReplacer(`\(`, "(", `\)`, ")").Replace(inner))
+	spec := strings.TrimSpace(unescapeParens.Replace(inner))
 	if spec == "*" {
 		spec = ""
 	}
 	return Rule{Tool: tool, Specifier: spec}, nil
 }
+
+// escapeParens and unescapeParens are built once: building a Replacer
+// costs more than using it, and a settings file can hold tens of thousands
+// of rules. A Replacer is safe for concurrent use.
+var (
+	escapeParens   = strings.NewReplacer("(", `\(`, ")", `\)`)
+	unescapeParens = strings.NewReplacer(`\(`, "(", `\)`, ")")
+)
 
 // parensBalanced reports whether the unescaped parentheses of s pair up.
 func parensBalanced(s string) bool {

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/tackcode/tack/internal/atomicfile"
 	"github.com/tackcode/tack/internal/jsonx"
 )
 
@@ -92,27 +92,9 @@ func forkedFrom(sessionID, messageUUID string) []byte {
 	return append(b, '}')
 }
 
-// writeNew writes a file that must not exist yet, whole or not at all: a
-// temporary file is linked to path, which fails if path exists.
+// writeNew writes a file that must not exist yet, whole or not at all.
 func writeNew(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".fork-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Link(tmp.Name(), path)
+	return atomicfile.WriteFile(path, data, atomicfile.Options{Mode: 0o600, Exclusive: true})
 }
 
 // field is a member to set in a JSON object.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tackcode/tack/internal/atomicfile"
 	"github.com/tackcode/tack/internal/jsonx"
 	"github.com/tackcode/tack/internal/llm"
 )
@@ -279,33 +280,14 @@ func LoadPrefix(projectDir, id string) (*Prefix, error) {
 	return &p, nil
 }
 
-// writeAtomic writes data to a temporary file beside path, syncs it and
-// renames it over path, so a reader sees the old or the new file, whole.
+// writeAtomic replaces path by data, whole (see atomicfile), creating its
+// folder; the file is private to the user, as transcripts are.
 func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename: nothing to remove
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, data, 0o600)
 }
 
 // Schema validation. github.com/google/jsonschema-go is used rather than

@@ -261,3 +261,24 @@ func TestDeclinedTrustHolds(t *testing.T) {
 		t.Fatal("the folder's SessionStart hook ran on -c")
 	}
 }
+
+// TestMCPServerThatNeverAnswers: a server that reads its input and never
+// answers is announced as failed once its start-up time is over, and /mcp
+// shows it failed with the reason and what to set; the session goes on.
+func TestMCPServerThatNeverAnswers(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("Still answering.")))
+	r := startRunIn(t, srv, t.TempDir(), "", true, "", func(o *agent.Options) {
+		o.Env["MCP_TIMEOUT"] = "1500"
+		o.MCPConfig = []string{`{"mcpServers": {"reader": {"command": "sh", "args": ["-c", "cat >/dev/null"]}}}`}
+	})
+	const why = "no answer to the MCP handshake (initialize request) within 1.5s; set MCP_TIMEOUT (milliseconds) to wait longer"
+	r.out.waitFor(t, `MCP server "reader" failed: `+why)
+	r.typeKeys("/mcp\r")
+	r.out.waitFor(t, "reader: failed · stdio dynamic")
+	if _, shown, _ := strings.Cut(r.out.text(), "> /mcp"); !strings.Contains(shown, "reader: failed · stdio dynamic") || !strings.Contains(shown, why) {
+		t.Errorf("/mcp shows:\n%s", shown)
+	}
+	r.typeKeys("hello\r")
+	r.out.waitFor(t, "Still answering.")
+	r.quit()
+}

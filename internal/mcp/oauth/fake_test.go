@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tackcode/tack/internal/atomicfile"
 )
 
 // fakeAS is an OAuth 2.1 authorization server as MCP servers use them:
@@ -348,6 +350,9 @@ func newFakeResource(t *testing.T, as *fakeAS) *fakeResource {
 // authorization server's redirects to tack's callback like a browser whose
 // user approves, and writes the callback's status and body to a file.
 // Mode "forge-state" changes the state on the way, as a forged callback would.
+//
+// The status file is written atomically: the test polls for it, and a file
+// created but not yet written would read as an empty status.
 func browserHelper(mode, statusFile, u string) int {
 	c := &http.Client{
 		Timeout:       10 * time.Second,
@@ -356,7 +361,7 @@ func browserHelper(mode, statusFile, u string) int {
 	for range 10 {
 		resp, err := c.Get(u)
 		if err != nil {
-			os.WriteFile(statusFile, []byte("error "+err.Error()), 0o600)
+			atomicfile.Write(statusFile, []byte("error "+err.Error()), 0o600)
 			return 1
 		}
 		body, _ := io.ReadAll(resp.Body)
@@ -374,7 +379,7 @@ func browserHelper(mode, statusFile, u string) int {
 			u = next.String()
 			continue
 		}
-		os.WriteFile(statusFile, fmt.Appendf(nil, "%d %s", resp.StatusCode, body), 0o600)
+		atomicfile.Write(statusFile, fmt.Appendf(nil, "%d %s", resp.StatusCode, body), 0o600)
 		if resp.StatusCode != 200 {
 			return 1
 		}

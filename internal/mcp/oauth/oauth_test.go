@@ -734,7 +734,9 @@ func TestLaunchBrowser(t *testing.T) {
 }
 
 // waitFile returns the contents of a file the browser helper writes when
-// it is done, which may be after the flow is.
+// it is done, which may be after the flow is. Its writers write it whole
+// (a temporary file renamed into place), so a file that exists is
+// complete.
 func waitFile(t *testing.T, path string) []byte {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {

@@ -131,7 +131,7 @@ var errInjected = errors.New("injected failure")
 
 // failingWriter fails every write just before the rename.
 func failingWriter() atomicWriter {
-	return atomicWriter{beforeRename: func(string) error { return errInjected }}
+	return atomicWriter{beforeRename: func() error { return errInjected }}
 }
 
 func isInputError(t *testing.T, err error) {
