@@ -293,18 +293,18 @@ func reply(bw *bufio.Writer, status int, msg string) {
 // returns io.EOF when the client closed between requests.
 func peekHostHeaders(br *bufio.Reader) ([]string, error) {
 	scanned := 0
-	for n := 1; ; n = br.Buffered() + 1 {
-		if n > br.Size() {
-			return nil, errHeadTooLarge
-		}
-		buf, err := br.Peek(n)
+	for {
+		buf, _ := br.Peek(br.Buffered()) // what is buffered, without reading
 		if end := headEnd(buf, scanned); end >= 0 {
 			return headerValues(buf[:end], "Host"), nil
 		}
-		if err != nil {
+		if len(buf) == br.Size() {
+			return nil, errHeadTooLarge
+		}
+		scanned = max(len(buf)-2, 0)
+		if _, err := br.Peek(len(buf) + 1); err != nil { // waits for more
 			return nil, err
 		}
-		scanned = max(len(buf)-3, 0)
 	}
 }
 
