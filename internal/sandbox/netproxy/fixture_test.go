@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -51,7 +52,10 @@ func newFixture(t *testing.T, allowed, denied []string) *fixture {
 	f := &fixture{t: t, ports: map[int]string{}}
 	f.plain = httptest.NewServer(http.HandlerFunc(f.serveUpstream))
 	t.Cleanup(f.plain.Close)
-	f.tls = httptest.NewTLSServer(http.HandlerFunc(f.serveUpstream))
+	f.tls = httptest.NewUnstartedServer(http.HandlerFunc(f.serveUpstream))
+	// Handshakes that tests make fail on purpose are not news.
+	f.tls.Config.ErrorLog = log.New(io.Discard, "", 0)
+	f.tls.StartTLS()
 	t.Cleanup(f.tls.Close)
 	f.ports[80] = f.plain.Listener.Addr().String()
 	f.ports[443] = f.tls.Listener.Addr().String()

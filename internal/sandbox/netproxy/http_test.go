@@ -473,3 +473,28 @@ func TestServeHTTPConnEndsWithItsContext(t *testing.T) {
 		t.Error("the client connection stayed open after its context ended")
 	}
 }
+
+func TestHTTPProxyReportsUnreachableHosts(t *testing.T) {
+	f := newFixture(t, []string{"allowed.test"}, nil)
+	tests := []struct{ request, method, body string }{
+		{"CONNECT allowed.test:7999 HTTP/1.1\r\n\r\n", "CONNECT",
+			"tack sandbox proxy: cannot connect to allowed.test:7999: no test server for port 7999"},
+		{"GET http://allowed.test:7999/ HTTP/1.1\r\nHost: allowed.test:7999\r\n\r\n", "GET",
+			"tack sandbox proxy: forwarding to allowed.test:7999 failed: "},
+		// The proxy speaks TLS itself for an https:// URL, and checks the
+		// certificate (the test server's is for example.com).
+		{"GET https://allowed.test/ HTTP/1.1\r\nHost: allowed.test\r\n\r\n", "GET",
+			"tack sandbox proxy: forwarding to allowed.test:443 failed: tls: failed to verify certificate"},
+	}
+	for _, tt := range tests {
+		c := f.raw(f.httpAddr)
+		c.send(tt.request)
+		resp, body := c.response(tt.method)
+		if resp.StatusCode != 502 || !strings.HasPrefix(body, tt.body) || strings.Count(body, "\n") != 1 {
+			t.Errorf("%q: %d %q, want 502 and one line starting %q", tt.request, resp.StatusCode, body, tt.body)
+		}
+	}
+	if got := f.log(&f.denied); len(got) != 0 {
+		t.Errorf("OnDenied was told %q of hosts that were allowed", got)
+	}
+}
