@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -268,6 +269,8 @@ func TestCONNECTTunnelIsRaw(t *testing.T) {
 
 func TestHTTPProxyStreamsResponses(t *testing.T) {
 	f := newFixture(t, []string{"allowed.test"}, nil)
+	release := sync.OnceFunc(func() { close(f.gate("g1")) })
+	t.Cleanup(release) // before the servers close, should the test fail
 	c := f.raw(f.httpAddr)
 	c.send("GET http://allowed.test/stream HTTP/1.1\r\nHost: allowed.test\r\nX-Gate: g1\r\n\r\n")
 	resp, err := http.ReadResponse(c.br, &http.Request{Method: "GET"})
@@ -282,7 +285,7 @@ func TestHTTPProxyStreamsResponses(t *testing.T) {
 	if _, err := io.ReadFull(resp.Body, line); err != nil || string(line) != "first\n" {
 		t.Fatalf("first line %q, %v", line, err)
 	}
-	close(f.gate("g1"))
+	release()
 	rest, err := io.ReadAll(resp.Body)
 	if err != nil || string(rest) != "second\n" {
 		t.Errorf("rest %q, %v", rest, err)
