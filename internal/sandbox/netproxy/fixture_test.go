@@ -107,7 +107,7 @@ func (f *fixture) dial(ctx context.Context, network, addr string) (net.Conn, err
 const errNoServer = proxyError("connection refused by the fixture")
 
 // serveUpstream answers as the hosts behind the proxy. /echo returns the
-// request body; /stream sends a first line, waits for the test to release
+// request body; /ignore-body answers without reading it; /stream sends a first line, waits for the test to release
 // it, then a second; anything else says which host and path it served.
 func (f *fixture) serveUpstream(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
@@ -116,6 +116,8 @@ func (f *fixture) serveUpstream(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/echo":
 		io.Copy(w, r.Body)
+	case "/ignore-body":
+		io.WriteString(w, "ignored")
 	case "/no-content":
 		w.WriteHeader(http.StatusNoContent)
 	case "/stream":

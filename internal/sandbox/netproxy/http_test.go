@@ -501,3 +501,25 @@ func TestHTTPProxyReportsUnreachableHosts(t *testing.T) {
 		t.Errorf("OnDenied was told %q of hosts that were allowed", got)
 	}
 }
+
+// TestHTTPProxyReadsTheNextRequestWhereItStarts sends a body the upstream
+// answers without reading, then another request on the same connection:
+// the proxy must skip the rest of the body, not read it as a request.
+func TestHTTPProxyReadsTheNextRequestWhereItStarts(t *testing.T) {
+	f := newFixture(t, []string{"allowed.test"}, nil)
+	c := f.raw(f.httpAddr)
+	hidden := "GET http://denied.test/ HTTP/1.1\r\nHost: denied.test\r\n\r\n"
+	body := strings.Repeat(hidden, 100<<10/len(hidden))
+	go io.WriteString(c, fmt.Sprintf("POST http://allowed.test/ignore-body HTTP/1.1\r\nHost: allowed.test\r\nContent-Length: %d\r\n\r\n%s", len(body), body) +
+		"GET http://allowed.test/next HTTP/1.1\r\nHost: allowed.test\r\n\r\n")
+	if resp, got := c.response("POST"); resp.StatusCode != 200 || got != "ignored" {
+		t.Errorf("POST = %d %q", resp.StatusCode, got)
+	}
+	if resp, got := c.response("GET"); resp.StatusCode != 200 || got != "hello from allowed.test/next" {
+		t.Errorf("the request after the body = %d %q", resp.StatusCode, got)
+	}
+	f.neverContacted("denied.test")
+	if got := f.log(&f.denied); len(got) != 0 {
+		t.Errorf("a request hidden in a body was judged: %q", got)
+	}
+}
