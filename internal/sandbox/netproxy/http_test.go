@@ -510,7 +510,7 @@ func TestHTTPProxyReadsTheNextRequestWhereItStarts(t *testing.T) {
 	c := f.raw(f.httpAddr)
 	hidden := "GET http://denied.test/ HTTP/1.1\r\nHost: denied.test\r\n\r\n"
 	body := strings.Repeat(hidden, 100<<10/len(hidden))
-	go io.WriteString(c, fmt.Sprintf("POST http://allowed.test/ignore-body HTTP/1.1\r\nHost: allowed.test\r\nContent-Length: %d\r\n\r\n%s", len(body), body) +
+	go io.WriteString(c, fmt.Sprintf("POST http://allowed.test/ignore-body HTTP/1.1\r\nHost: allowed.test\r\nContent-Length: %d\r\n\r\n%s", len(body), body)+
 		"GET http://allowed.test/next HTTP/1.1\r\nHost: allowed.test\r\n\r\n")
 	if resp, got := c.response("POST"); resp.StatusCode != 200 || got != "ignored" {
 		t.Errorf("POST = %d %q", resp.StatusCode, got)
