@@ -523,3 +523,15 @@ func TestHTTPProxyReadsTheNextRequestWhereItStarts(t *testing.T) {
 		t.Errorf("a request hidden in a body was judged: %q", got)
 	}
 }
+
+func TestHTTPProxyRefusesHugeHeaders(t *testing.T) {
+	f := newFixture(t, []string{"allowed.test"}, nil)
+	c := f.raw(f.httpAddr)
+	go io.WriteString(c, "GET http://allowed.test/ HTTP/1.1\r\nHost: allowed.test\r\nX-Big: "+strings.Repeat("a", maxHeadBytes)+"\r\n\r\n")
+	if resp, body := c.response("GET"); resp.StatusCode != 431 || body != "tack sandbox proxy: request headers larger than 64 KiB\n" {
+		t.Errorf("answer %d %q, want 431", resp.StatusCode, body)
+	}
+	if got := f.log(&f.dialed); len(got) != 0 {
+		t.Errorf("the proxy dialed %q", got)
+	}
+}
