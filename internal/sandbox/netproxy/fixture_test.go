@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -51,7 +52,10 @@ func newFixture(t *testing.T, allowed, denied []string) *fixture {
 	f := &fixture{t: t, ports: map[int]string{}}
 	f.plain = httptest.NewServer(http.HandlerFunc(f.serveUpstream))
 	t.Cleanup(f.plain.Close)
-	f.tls = httptest.NewTLSServer(http.HandlerFunc(f.serveUpstream))
+	f.tls = httptest.NewUnstartedServer(http.HandlerFunc(f.serveUpstream))
+	// Handshakes that tests make fail on purpose are not news.
+	f.tls.Config.ErrorLog = log.New(io.Discard, "", 0)
+	f.tls.StartTLS()
 	t.Cleanup(f.tls.Close)
 	f.ports[80] = f.plain.Listener.Addr().String()
 	f.ports[443] = f.tls.Listener.Addr().String()
@@ -103,7 +107,7 @@ func (f *fixture) dial(ctx context.Context, network, addr string) (net.Conn, err
 const errNoServer = proxyError("connection refused by the fixture")
 
 // serveUpstream answers as the hosts behind the proxy. /echo returns the
-// request body; /stream sends a first line, waits for the test to release
+// request body; /ignore-body answers without reading it; /stream sends a first line, waits for the test to release
 // it, then a second; anything else says which host and path it served.
 func (f *fixture) serveUpstream(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
@@ -112,6 +116,8 @@ func (f *fixture) serveUpstream(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/echo":
 		io.Copy(w, r.Body)
+	case "/ignore-body":
+		io.WriteString(w, "ignored")
 	case "/no-content":
 		w.WriteHeader(http.StatusNoContent)
 	case "/stream":

@@ -12,6 +12,7 @@ import (
 	"net/textproto"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // maxHeadBytes bounds a request's line and headers (the read buffer's size).
@@ -87,23 +88,35 @@ func connectTarget(req *http.Request, hosts []string) (dest, error) {
 // forward serves an absolute-URI request by sending it on to the host of its
 // URL; it reports whether the client connection can carry another request.
 func (p *Proxy) forward(ctx context.Context, bw *bufio.Writer, req *http.Request, hosts []string) bool {
+	body := &requestBody{r: req.Body}
+	// A client waiting for "100 Continue" sends no body unless it is told
+	// to; otherwise the body is on its way, and reading some of it before
+	// closing lets the client read the answer rather than a reset.
+	refuse := func(status int, msg string) bool {
+		if req.Header.Get("Expect") == "" {
+			body.finish()
+		}
+		reply(bw, status, msg)
+		return false
+	}
 	d, err := absoluteTarget(req, hosts)
 	if err != nil {
-		refuse(bw, req, http.StatusBadRequest, err.Error())
-		return false
+		return refuse(http.StatusBadRequest, err.Error())
 	}
 	if err := p.check(d); err != nil {
 		p.refused(err)
-		refuse(bw, req, http.StatusForbidden, err.Error())
-		return false
+		return refuse(http.StatusForbidden, err.Error())
 	}
 	out, err := outgoing(ctx, req, bw)
 	if err != nil {
-		refuse(bw, req, http.StatusExpectationFailed, err.Error())
-		return false
+		return refuse(http.StatusExpectationFailed, err.Error())
+	}
+	if out.Body != http.NoBody {
+		out.Body = body
 	}
 	resp, err := p.transport.RoundTrip(out)
 	if err != nil {
+		body.finish()
 		if de, ok := p.refused(err); ok {
 			reply(bw, http.StatusForbidden, de.Error())
 		} else {
@@ -113,15 +126,60 @@ func (p *Proxy) forward(ctx context.Context, bw *bufio.Writer, req *http.Request
 	}
 	if resp.StatusCode == http.StatusSwitchingProtocols {
 		resp.Body.Close()
+		body.finish()
 		reply(bw, http.StatusBadGateway, "tack sandbox proxy: "+d.String()+" switched protocols, which only a CONNECT tunnel can carry")
 		return false
 	}
 	keep := writeResponse(bw, req, resp)
-	// The transport may still be reading the request body (the upstream
-	// answered before the end of it): closing it waits for that and reads
-	// what is left, so the next request is read from where it starts.
-	req.Body.Close()
-	return keep
+	return body.finish() && keep
+}
+
+// requestBody is a client's request body as the transport reads it. The
+// transport may go on reading it after the response (the upstream answered
+// before the end of the body); finish stops that and reads what is left, up
+// to a bound, so that the next request is read from where it starts.
+type requestBody struct {
+	mu    sync.Mutex
+	r     io.Reader
+	eof   bool
+	ended bool // by finish: the transport reads no more
+}
+
+// maxDiscard bounds how much of a request body nobody reads is discarded
+// before the connection is given up.
+const maxDiscard = 256 << 10
+
+const errBodyFinished = proxyError("the client's request is over")
+
+func (b *requestBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case b.ended:
+		return 0, errBodyFinished
+	case b.eof:
+		return 0, io.EOF
+	}
+	n, err := b.r.Read(p)
+	b.eof = err == io.EOF
+	return n, err
+}
+
+// Close leaves the rest of the body to finish: the transport closes a body
+// it is done with, which must not mean reading all that the client sends.
+func (b *requestBody) Close() error { return nil }
+
+// finish ends the transport's reading and discards the rest of the body, up
+// to maxDiscard; it reports whether the body ended.
+func (b *requestBody) finish() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.ended = true
+	if !b.eof {
+		_, err := io.CopyN(io.Discard, b.r, maxDiscard)
+		b.eof = err == io.EOF
+	}
+	return b.eof
 }
 
 // absoluteTarget is the destination of an absolute-URI request: http or
@@ -265,20 +323,6 @@ func removeHopHeaders(h http.Header) {
 	}
 }
 
-// maxDiscard bounds how much of a refused request's body is read so that
-// closing the connection does not reset it before the client reads the
-// answer.
-const maxDiscard = 256 << 10
-
-// refuse answers a request that is not forwarded. A client waiting for
-// "100 Continue" has sent no body, so none is read.
-func refuse(bw *bufio.Writer, req *http.Request, status int, msg string) {
-	if req.Header.Get("Expect") == "" {
-		io.CopyN(io.Discard, req.Body, maxDiscard)
-	}
-	reply(bw, status, msg)
-}
-
 // reply answers with status and a one-line body, and asks the client to
 // close: the connection is not used again.
 func reply(bw *bufio.Writer, status int, msg string) {
@@ -293,18 +337,18 @@ func reply(bw *bufio.Writer, status int, msg string) {
 // returns io.EOF when the client closed between requests.
 func peekHostHeaders(br *bufio.Reader) ([]string, error) {
 	scanned := 0
-	for n := 1; ; n = br.Buffered() + 1 {
-		if n > br.Size() {
-			return nil, errHeadTooLarge
-		}
-		buf, err := br.Peek(n)
+	for {
+		buf, _ := br.Peek(br.Buffered()) // what is buffered, without reading
 		if end := headEnd(buf, scanned); end >= 0 {
 			return headerValues(buf[:end], "Host"), nil
 		}
-		if err != nil {
+		if len(buf) == br.Size() {
+			return nil, errHeadTooLarge
+		}
+		scanned = max(len(buf)-2, 0)
+		if _, err := br.Peek(len(buf) + 1); err != nil { // waits for more
 			return nil, err
 		}
-		scanned = max(len(buf)-3, 0)
 	}
 }
 

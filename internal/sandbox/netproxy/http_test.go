@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -122,10 +123,10 @@ func TestHTTPProxyJudgesTheHostItConnectsTo(t *testing.T) {
 			"GET http://denied.test/ HTTP/1.1\r\nHost: allowed.test\r\n\r\n", 400, "tack sandbox proxy: the Host header"},
 		{"user information naming an allowed host",
 			"GET http://allowed.test:80@denied.test/ HTTP/1.1\r\nHost: denied.test\r\n\r\n", 403, refusal("denied.test", "deniedDomains")},
-		{"two at-signs",
-			"GET http://allowed.test@denied.test@allowed.test/ HTTP/1.1\r\nHost: allowed.test\r\n\r\n", 400, "tack sandbox proxy: malformed request"},
+		{"two at-signs: the host is after the last one, and it is the host reached",
+			"GET http://allowed.test@denied.test@allowed.test/ HTTP/1.1\r\nHost: allowed.test\r\n\r\n", 200, "hello from allowed.test/"},
 		{"a percent-encoded host",
-			"GET http://%64enied.test/ HTTP/1.1\r\nHost: denied.test\r\n\r\n", 403, refusal("denied.test", "deniedDomains")},
+			"GET http://%64enied.test/ HTTP/1.1\r\nHost: denied.test\r\n\r\n", 400, "tack sandbox proxy: malformed request"},
 		{"a denied host in upper case",
 			"GET http://DENIED.test./ HTTP/1.1\r\nHost: DENIED.test.\r\n\r\n", 403, refusal("denied.test", "deniedDomains")},
 		{"a non-ASCII name",
@@ -157,7 +158,7 @@ func TestHTTPProxyJudgesTheHostItConnectsTo(t *testing.T) {
 		{"CONNECT with a path",
 			"CONNECT allowed.test:443/x HTTP/1.1\r\n\r\n", 400, "tack sandbox proxy: CONNECT takes host:port"},
 		{"CONNECT to an unbracketed IPv6 address",
-			"CONNECT ::1:443 HTTP/1.1\r\n\r\n", 400, "tack sandbox proxy: \"::1:443\": an IPv6 address must be in brackets"},
+			"CONNECT ::1:443 HTTP/1.1\r\n\r\n", 400, "tack sandbox proxy: malformed request"},
 		{"CONNECT with a Host header naming another host",
 			"CONNECT allowed.test:443 HTTP/1.1\r\nHost: denied.test:443\r\n\r\n", 400, "tack sandbox proxy: the Host header"},
 		{"CONNECT to a denied host",
@@ -268,6 +269,8 @@ func TestCONNECTTunnelIsRaw(t *testing.T) {
 
 func TestHTTPProxyStreamsResponses(t *testing.T) {
 	f := newFixture(t, []string{"allowed.test"}, nil)
+	release := sync.OnceFunc(func() { close(f.gate("g1")) })
+	t.Cleanup(release) // before the servers close, should the test fail
 	c := f.raw(f.httpAddr)
 	c.send("GET http://allowed.test/stream HTTP/1.1\r\nHost: allowed.test\r\nX-Gate: g1\r\n\r\n")
 	resp, err := http.ReadResponse(c.br, &http.Request{Method: "GET"})
@@ -282,7 +285,7 @@ func TestHTTPProxyStreamsResponses(t *testing.T) {
 	if _, err := io.ReadFull(resp.Body, line); err != nil || string(line) != "first\n" {
 		t.Fatalf("first line %q, %v", line, err)
 	}
-	close(f.gate("g1"))
+	release()
 	rest, err := io.ReadAll(resp.Body)
 	if err != nil || string(rest) != "second\n" {
 		t.Errorf("rest %q, %v", rest, err)
@@ -471,5 +474,52 @@ func TestServeHTTPConnEndsWithItsContext(t *testing.T) {
 	<-done
 	if !c.closed() {
 		t.Error("the client connection stayed open after its context ended")
+	}
+}
+
+func TestHTTPProxyReportsUnreachableHosts(t *testing.T) {
+	f := newFixture(t, []string{"allowed.test"}, nil)
+	tests := []struct{ request, method, body string }{
+		{"CONNECT allowed.test:7999 HTTP/1.1\r\n\r\n", "CONNECT",
+			"tack sandbox proxy: cannot connect to allowed.test:7999: no test server for port 7999"},
+		{"GET http://allowed.test:7999/ HTTP/1.1\r\nHost: allowed.test:7999\r\n\r\n", "GET",
+			"tack sandbox proxy: forwarding to allowed.test:7999 failed: "},
+		// The proxy speaks TLS itself for an https:// URL, and checks the
+		// certificate (the test server's is for example.com).
+		{"GET https://allowed.test/ HTTP/1.1\r\nHost: allowed.test\r\n\r\n", "GET",
+			"tack sandbox proxy: forwarding to allowed.test:443 failed: tls: failed to verify certificate"},
+	}
+	for _, tt := range tests {
+		c := f.raw(f.httpAddr)
+		c.send(tt.request)
+		resp, body := c.response(tt.method)
+		if resp.StatusCode != 502 || !strings.HasPrefix(body, tt.body) || strings.Count(body, "\n") != 1 {
+			t.Errorf("%q: %d %q, want 502 and one line starting %q", tt.request, resp.StatusCode, body, tt.body)
+		}
+	}
+	if got := f.log(&f.denied); len(got) != 0 {
+		t.Errorf("OnDenied was told %q of hosts that were allowed", got)
+	}
+}
+
+// TestHTTPProxyReadsTheNextRequestWhereItStarts sends a body the upstream
+// answers without reading, then another request on the same connection:
+// the proxy must skip the rest of the body, not read it as a request.
+func TestHTTPProxyReadsTheNextRequestWhereItStarts(t *testing.T) {
+	f := newFixture(t, []string{"allowed.test"}, nil)
+	c := f.raw(f.httpAddr)
+	hidden := "GET http://denied.test/ HTTP/1.1\r\nHost: denied.test\r\n\r\n"
+	body := strings.Repeat(hidden, 100<<10/len(hidden))
+	go io.WriteString(c, fmt.Sprintf("POST http://allowed.test/ignore-body HTTP/1.1\r\nHost: allowed.test\r\nContent-Length: %d\r\n\r\n%s", len(body), body) +
+		"GET http://allowed.test/next HTTP/1.1\r\nHost: allowed.test\r\n\r\n")
+	if resp, got := c.response("POST"); resp.StatusCode != 200 || got != "ignored" {
+		t.Errorf("POST = %d %q", resp.StatusCode, got)
+	}
+	if resp, got := c.response("GET"); resp.StatusCode != 200 || got != "hello from allowed.test/next" {
+		t.Errorf("the request after the body = %d %q", resp.StatusCode, got)
+	}
+	f.neverContacted("denied.test")
+	if got := f.log(&f.denied); len(got) != 0 {
+		t.Errorf("a request hidden in a body was judged: %q", got)
 	}
 }

@@ -67,15 +67,15 @@ func (p *Proxy) serveSOCKS(ctx context.Context, c net.Conn) {
 	if err != nil {
 		return
 	}
+	if !ok {
+		socksReply(c, socksAddressNotSupported, nil)
+		return
+	}
 	var port [2]byte
 	if _, err := io.ReadFull(c, port[:]); err != nil {
 		return
 	}
-	switch {
-	case !ok:
-		socksReply(c, socksAddressNotSupported, nil)
-		return
-	case req[1] != socksConnect:
+	if req[1] != socksConnect {
 		socksReply(c, socksCommandNotSupported, nil)
 		return
 	}
