@@ -42,6 +42,9 @@ type guards struct {
 type guardEnv struct {
 	home, xdgConfig, claudeConfig, gitGlobal string
 	path                                     []string
+	// nested lists the repositories below a working directory (nil:
+	// none looked for).
+	nested func(dir string) []string
 }
 
 // homeGuards are the files of a home directory that shells, git, ssh and
@@ -67,6 +70,20 @@ func findGuards(dirs []string, env guardEnv) (guards, error) {
 		c.add(guard{path: filepath.Join(d, ".mcp.json"), dir: true})
 		if err := c.git(d); err != nil {
 			return guards{}, err
+		}
+		if env.nested == nil {
+			continue
+		}
+		// Repositories inside it (~/projects/*) run their hooks too when
+		// the user works in them later.
+		for _, top := range env.nested(d) {
+			c.add(guard{path: filepath.Join(top, ".claude"), dir: true})
+			if fi, err := os.Lstat(filepath.Join(top, ".mcp.json")); err == nil && !fi.IsDir() {
+				c.add(guard{path: filepath.Join(top, ".mcp.json")})
+			}
+			if err := c.git(top); err != nil {
+				return guards{}, err
+			}
 		}
 	}
 	if home := physical(env.home); home != "" && filepath.IsAbs(home) && withinAny(home, dirs) {
@@ -291,6 +308,46 @@ func (c *guardCollector) result() (guards, error) {
 		}
 	}
 	return guards{guards: gs, pins: pins, gitDirs: gitDirs}, nil
+}
+
+// Bounds of the search for repositories inside a working directory.
+const (
+	nestedDepth = 2    // dir/a/.git and dir/a/b/.git
+	nestedLimit = 4096 // directories looked into
+)
+
+// nestedRepos lists the worktree tops below dir, at most nestedDepth
+// levels down, looking into at most nestedLimit directories (hidden ones
+// and node_modules skipped; links not followed).
+func nestedRepos(dir string) []string {
+	var tops []string
+	seen := 0
+	level := []string{dir}
+	for depth := 0; depth < nestedDepth && len(level) > 0; depth++ {
+		var next []string
+		for _, d := range level {
+			entries, err := os.ReadDir(d)
+			if err != nil {
+				continue
+			}
+			for _, e := range entries {
+				name := e.Name()
+				if !e.IsDir() || strings.HasPrefix(name, ".") || name == "node_modules" {
+					continue
+				}
+				if seen++; seen > nestedLimit {
+					return tops
+				}
+				p := filepath.Join(d, name)
+				if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
+					tops = append(tops, p)
+				}
+				next = append(next, p)
+			}
+		}
+		level = next
+	}
+	return tops
 }
 
 // findRepo walks up from dir to the worktree top holding .git.

@@ -241,6 +241,11 @@ func newHarness(t *testing.T, be, exe string, uid, gid int, flags map[string]str
 			h.git(repo, "worktree", "add", "-q", h.work)
 		}
 	}
+	if _, ok := flags["nested"]; ok {
+		h.git(h.work, "init", "-q", "proj")
+		os.RemoveAll(filepath.Join(h.work, "proj", ".git", "hooks"))
+		writeFile(t, filepath.Join(h.work, "proj", "f"), "")
+	}
 	writeFile(t, filepath.Join(h.work, "README"), "readme\n")
 	mustMkdir(t, filepath.Join(h.work, "src"))
 	mustMkdir(t, filepath.Join(h.work, ".husky"))
@@ -413,7 +418,7 @@ func (h *harness) snapshot() map[string]string {
 	}
 	walk(h.outside)
 	for _, rel := range []string{".git/config", ".git/hooks", ".git/commondir", ".git/modules", ".husky", "project.gitconfig",
-		".claude", ".mcp.json", ".git"} {
+		".claude", ".mcp.json", ".git", "proj/.git/config", "proj/.git/hooks", "proj/.claude"} {
 		p := filepath.Join(h.work, rel)
 		if rel == ".git" {
 			out[p] = describe(p) // its type, not its contents

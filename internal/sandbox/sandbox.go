@@ -74,6 +74,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tackcode/tack/internal/permission"
 )
@@ -126,11 +127,16 @@ type shared struct {
 	notify  func(string)
 	notice  string
 	network *proxySide
-	tmpOnce sync.Once
-	tmpDir  string // the Landlock backend's private TMPDIR
-	tmpErr  error
-	closeMu sync.Mutex
-	closed  bool
+	// standIns are the stand-ins the session's commands hold.
+	standIns standIns
+	// nested caches the repositories found inside working directories.
+	nestedMu sync.Mutex
+	nested   map[string]nestedScan
+	tmpOnce  sync.Once
+	tmpDir   string // the Landlock backend's private TMPDIR
+	tmpErr   error
+	closeMu  sync.Mutex
+	closed   bool
 }
 
 // New returns the sandbox of s, or nil when it is disabled. It picks the
@@ -241,7 +247,7 @@ func (b *Sandbox) Wrap(cmd *exec.Cmd, command string, unsandboxed bool, writable
 	}
 	switch b.backend.kind {
 	case kindBwrap:
-		rel, err := holdStandIns(g.guards)
+		rel, err := b.standIns.hold(g.guards)
 		if err != nil {
 			release()
 			return nil, err
@@ -322,12 +328,39 @@ func (b *Sandbox) guardEnv() guardEnv {
 		home, _ = os.UserHomeDir()
 	}
 	return guardEnv{
+		nested:       b.nestedRepos,
 		home:         home,
 		path:         filepath.SplitList(b.getenv("PATH")),
 		xdgConfig:    b.getenv("XDG_CONFIG_HOME"),
 		claudeConfig: b.getenv("CLAUDE_CONFIG_DIR"),
 		gitGlobal:    b.getenv("GIT_CONFIG_GLOBAL"),
 	}
+}
+
+// nestedRepos lists the repositories inside dir, looked for again only
+// when dir itself changed (a clone at its top level).
+func (b *Sandbox) nestedRepos(dir string) []string {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil
+	}
+	b.nestedMu.Lock()
+	defer b.nestedMu.Unlock()
+	if s, ok := b.nested[dir]; ok && s.mtime.Equal(fi.ModTime()) {
+		return s.tops
+	}
+	tops := nestedRepos(dir)
+	if b.nested == nil {
+		b.nested = map[string]nestedScan{}
+	}
+	b.nested[dir] = nestedScan{mtime: fi.ModTime(), tops: tops}
+	return tops
+}
+
+// nestedScan is what nestedRepos found in one directory.
+type nestedScan struct {
+	mtime time.Time
+	tops  []string
 }
 
 // writableDirs cleans the working directories: absolute, physical (links

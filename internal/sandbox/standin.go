@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -30,29 +31,55 @@ type standIn struct {
 	dir  bool
 }
 
-// holdStandIns makes or joins the stand-ins of the missing guards, and
-// the missing directories above them. release drops them, removing what
-// nothing else holds.
-func holdStandIns(gs []guard) (release func(), err error) {
+// standIns are the stand-ins of one session's commands: the directories
+// made to hold them are counted here, and removed (when empty) once no
+// command of the session needs them.
+type standIns struct {
+	mu   sync.Mutex
+	made map[string]int
+}
+
+// hold makes or joins the stand-ins of the missing guards, and the missing
+// directories above them. release drops them, removing what nothing else
+// holds.
+func (s *standIns) hold(gs []guard) (release func(), err error) {
 	var held []standIn
-	var madeDirs []string
+	var dirs []string
 	release = func() {
 		for i := len(held) - 1; i >= 0; i-- {
 			held[i].drop()
 		}
-		for i := len(madeDirs) - 1; i >= 0; i-- {
-			os.Remove(madeDirs[i]) // only when empty: others may use it
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for i := len(dirs) - 1; i >= 0; i-- {
+			if s.made[dirs[i]]--; s.made[dirs[i]] <= 0 {
+				delete(s.made, dirs[i])
+				os.Remove(dirs[i]) // only when empty
+			}
 		}
 	}
 	for _, g := range gs {
-		s, made, err := holdStandIn(g)
+		s.mu.Lock()
+		h, made, err := holdStandIn(g)
+		if s.made == nil {
+			s.made = map[string]int{}
+		}
+		for _, d := range made {
+			s.made[d]++
+			dirs = append(dirs, d)
+		}
+		// Directories another command of the session made are held too.
+		for d := filepath.Dir(g.path); s.made[d] > 0 && !contains(dirs, d); d = filepath.Dir(d) {
+			s.made[d]++
+			dirs = append(dirs, d)
+		}
+		s.mu.Unlock()
 		if err != nil {
 			release()
 			return nil, err
 		}
-		madeDirs = append(madeDirs, made...)
-		if s != nil {
-			held = append(held, *s)
+		if h != nil {
+			held = append(held, *h)
 		}
 	}
 	return release, nil
