@@ -336,19 +336,6 @@ func TestLandlockGrants(t *testing.T) {
 	}
 }
 
-// TestSeccompPolicies: every stage configuration assembles.
-func TestSeccompPolicies(t *testing.T) {
-	for _, cfg := range []stageConfig{{Backend: kindBwrap}, {Backend: kindBwrap, AllowUnix: true}, {Backend: kindLandlock}, {Backend: kindLandlock, AllowUnix: true}} {
-		p := filterFor(cfg)
-		if _, err := p.Assemble(); err != nil {
-			t.Errorf("%+v: %v", cfg, err)
-		}
-	}
-	if got := valueNotIn(0, []uint32{2, 10}); len(got) != 3 { // other bits; 0; 8
-		t.Errorf("valueNotIn(2, 10): %d alternatives", len(got))
-	}
-}
-
 // TestStageRefusesBadConfiguration: the stage runs nothing it cannot
 // sandbox.
 func TestStageRefusesBadConfiguration(t *testing.T) {

@@ -2,131 +2,38 @@ package sandbox
 
 import (
 	"fmt"
-	"slices"
 	"unsafe"
 
-	"github.com/elastic/go-seccomp-bpf"
-	"github.com/elastic/go-seccomp-bpf/arch"
-	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
 
-// filterFor is the seccomp policy of a stage: what every sandboxed command
-// is refused, whatever the backend. Each refusal is an error (EPERM), not a
-// kill, so programs see a failed call.
-//
-//   - socket(AF_UNIX, …) unless unix sockets are allowed: a socket file
-//     (docker.sock, an agent's socket in $HOME) is reachable through a
-//     read-only mount. socketpair stays: runtimes use it for pipes.
-//   - io_uring, which creates sockets without the socket system call.
-//   - keyctl, add_key, request_key: the kernel keyrings are shared with
-//     the user's other processes.
-//   - ioctl TIOCSTI and TIOCLINUX, which push input into a terminal.
-//   - On the Landlock backend, which has no network namespace: every
-//     socket that is not TCP over IPv4 or IPv6 (UDP, raw, netlink, packet…
-//     Landlock restricts TCP only), and Multipath TCP, which Landlock does
-//     not restrict.
-//
-// The kernel reads these arguments as 32-bit ints and ignores the upper
-// half of the register, so every comparison is on the lower 32 bits only.
-func filterFor(cfg stageConfig) seccomp.Policy {
-	var conds []seccomp.NameWithConditions
-	rule := func(name string, sets ...seccomp.ArgumentConditions) {
-		for _, c := range sets {
-			conds = append(conds, seccomp.NameWithConditions{Name: name, Conditions: c})
-		}
+// seccompIndex is the seccomp policy a stage needs, as an index of
+// internal/filter's Configs (which documents what each refuses): 2 for the
+// Landlock backend, plus 1 when unix sockets are allowed.
+func seccompIndex(cfg stageConfig) int {
+	i := 0
+	if cfg.Backend == kindLandlock {
+		i += 2
 	}
-	allowed := []uint32{unix.AF_INET, unix.AF_INET6}
 	if cfg.AllowUnix {
-		allowed = append(allowed, unix.AF_UNIX)
+		i++
 	}
-	switch {
-	case cfg.Backend == kindLandlock:
-		rule("socket", valueNotIn(0, allowed)...)
-		// The low four bits of the type are the kind: not a stream. (The
-		// flags above them, SOCK_NONBLOCK and SOCK_CLOEXEC, are fine.)
-		notStream := seccomp.Condition{Argument: 1, Operation: seccomp.BitsSet, Value: 0xf &^ unix.SOCK_STREAM}
-		for _, family := range []uint32{unix.AF_INET, unix.AF_INET6} {
-			rule("socket", append(lowEquals(0, family), notStream),
-				append(lowEquals(0, family), lowEquals(2, unix.IPPROTO_MPTCP)...))
-		}
-	case !cfg.AllowUnix:
-		rule("socket", lowEquals(0, unix.AF_UNIX))
-	}
-	rule("ioctl", lowEquals(1, unix.TIOCSTI), lowEquals(1, unix.TIOCLINUX))
-	return seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: []seccomp.SyscallGroup{
-		{
-			Names:  []string{"io_uring_setup", "io_uring_enter", "io_uring_register", "keyctl", "add_key", "request_key"},
-			Action: seccomp.ActionErrno,
-		},
-		{NamesWithCondtions: conds, Action: seccomp.ActionErrno},
-	}}
+	return i
 }
 
-// lowEquals matches argument arg whose lower 32 bits are v, whatever the
-// upper ones: every bit of v set, and no other. (The library's BitsSet and
-// BitsNotSet look at the upper half only for bits set there in the value.)
-func lowEquals(arg uint32, v uint32) seccomp.ArgumentConditions {
-	var c seccomp.ArgumentConditions
-	for bit := uint32(1); bit != 0; bit <<= 1 {
-		if v&bit != 0 {
-			c = append(c, seccomp.Condition{Argument: arg, Operation: seccomp.BitsSet, Value: uint64(bit)})
-		}
-	}
-	return append(c, seccomp.Condition{Argument: arg, Operation: seccomp.BitsNotSet, Value: uint64(^v)})
-}
-
-// valueNotIn matches argument arg whose lower 32 bits are none of allowed,
-// as alternatives: a bit outside all of them, or one of the values made of
-// their bits only that is not allowed.
-func valueNotIn(arg uint32, allowed []uint32) []seccomp.ArgumentConditions {
-	var mask uint32
-	for _, a := range allowed {
-		mask |= a
-	}
-	sets := []seccomp.ArgumentConditions{{{Argument: arg, Operation: seccomp.BitsSet, Value: uint64(^mask)}}}
-	for v := uint32(0); v <= mask; v++ {
-		if v&^mask == 0 && !slices.Contains(allowed, v) {
-			sets = append(sets, lowEquals(arg, v))
-		}
-	}
-	return sets
-}
-
-// loadSeccomp installs policy on every thread of the process, after
-// setting no_new_privs. The policy is assembled by go-seccomp-bpf; in
-// front of it goes one check of our own: a system call made through
-// another architecture's entry point (int 0x80 on x86_64, whose socketcall
-// multiplexer no argument filter can see into) fails with ENOSYS, where
-// the library would let it through to the default action.
-func loadSeccomp(policy seccomp.Policy) error {
-	native, err := arch.GetInfo("")
+// loadSeccomp installs the stage's seccomp program on every thread of the
+// process, after setting no_new_privs.
+func loadSeccomp(cfg stageConfig) error {
+	prog, err := seccompProgram(seccompIndex(cfg))
 	if err != nil {
-		return fmt.Errorf("seccomp: %w", err)
+		return err
 	}
-	insts, err := policy.Assemble()
-	if err != nil {
-		return fmt.Errorf("seccomp: %w", err)
-	}
-	guard := []bpf.Instruction{
-		bpf.LoadAbsolute{Off: 4, Size: 4}, // seccomp_data.arch
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(native.ID), SkipTrue: 1},
-		bpf.RetConstant{Val: uint32(seccomp.ActionErrno) | uint32(unix.ENOSYS)},
-	}
-	raw, err := bpf.Assemble(append(guard, insts...))
-	if err != nil {
-		return fmt.Errorf("seccomp: %w", err)
-	}
-	filter := make([]unix.SockFilter, len(raw))
-	for i, r := range raw {
-		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
-	}
-	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("seccomp: prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
 	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
-		unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog))); errno != 0 {
+		unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog))); errno != 0 {
 		return fmt.Errorf("seccomp: %w", errno)
 	}
 	return nil

@@ -99,7 +99,7 @@ func runStage(raw string, argv []string) int {
 	default:
 		return fail(fmt.Errorf("unknown backend %q", cfg.Backend))
 	}
-	if err := loadSeccomp(filterFor(cfg)); err != nil {
+	if err := loadSeccomp(cfg); err != nil {
 		return fail(err)
 	}
 	path, err := exec.LookPath(argv[0])
