@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"unsafe"
@@ -17,7 +18,11 @@ func TestMain(m *testing.M) {
 	if ok, code := runProbeHelper(); ok {
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if stagePath != "" {
+		os.RemoveAll(filepath.Dir(stagePath))
+	}
+	os.Exit(code)
 }
 
 func init() {

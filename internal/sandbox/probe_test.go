@@ -276,8 +276,6 @@ func newHarness(t *testing.T, be, exe string, uid, gid int, flags map[string]str
 		t.Cleanup(func() { sb.Close() })
 		h.sb = sb
 		switch sb.backend.kind {
-		case kindBwrap:
-			h.exeIn = sb.exeInside([]string{h.work}, nil)
 		case kindLandlock:
 			// Commands run as the session's user; here that is uid.
 			tmp, err := sb.privateTmp()
@@ -613,15 +611,20 @@ func unprivileged(t *testing.T) (int, int) {
 	return 0, 0
 }
 
-// stageCopy copies the test binary where any user can run it (the stage
-// and the probe helpers are this binary).
+// stageCopy copies the test binary where any user can run it and the
+// sandbox shows it (not under the private /tmp): the stage and the probe
+// helpers are this binary. TestMain removes it.
 var stageOnce sync.Once
 var stagePath string
 
 func stageCopy(t *testing.T) string {
 	t.Helper()
 	stageOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "tack-probe-bin-")
+		parent := "/var/tmp"
+		if _, err := os.Stat(parent); err != nil {
+			parent = ""
+		}
+		dir, err := os.MkdirTemp(parent, "tack-probe-bin-")
 		if err != nil {
 			t.Fatal(err)
 		}

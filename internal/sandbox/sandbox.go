@@ -72,6 +72,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -254,10 +255,23 @@ func (b *Sandbox) Wrap(cmd *exec.Cmd, command string, unsandboxed bool, writable
 		}
 		releases = append(releases, rel)
 		stage.Backend = kindBwrap
-		args := b.bwrapArgs(dirs, writable, g)
+		// bubblewrap loads the seccomp program itself, just before it runs
+		// the command — or the stage, which then only bridges the network.
+		fd, closeProg, err := seccompFD(cmd, seccompIndex(stage))
+		if err != nil {
+			release()
+			return nil, err
+		}
+		releases = append(releases, closeProg)
+		args := append(b.bwrapArgs(dirs, writable, g), "--seccomp", strconv.Itoa(fd))
+		if stage.Bridge == nil {
+			args = append(append(args, "--"), cmd.Args...)
+			cmd.Path, cmd.Args = b.backend.bwrap, append([]string{b.backend.bwrap}, args...)
+			return release, nil
+		}
 		exeInside := b.exeInside(dirs, writable)
 		if exeInside != b.exe {
-			args = append(args[:len(args):len(args)], "--ro-bind", b.exe, exeInside)
+			args = append(args, "--ro-bind", b.exe, exeInside)
 		}
 		args = append(args, "--", exeInside)
 		args = append(args, cmd.Args...)

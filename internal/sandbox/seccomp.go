@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -19,6 +21,29 @@ func seccompIndex(cfg stageConfig) int {
 		i++
 	}
 	return i
+}
+
+// seccompFD hands program i to cmd on a pipe, for bubblewrap's --seccomp:
+// the descriptor number cmd will have, and a function closing tack's end.
+func seccompFD(cmd *exec.Cmd, i int) (fd int, closeFn func(), err error) {
+	prog, err := seccompProgram(i)
+	if err != nil {
+		return 0, nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return 0, nil, fmt.Errorf("seccomp: %w", err)
+	}
+	// A few hundred bytes: the pipe holds them until bubblewrap reads.
+	_, err = w.Write(unsafe.Slice((*byte)(unsafe.Pointer(&prog[0])), len(prog)*int(unsafe.Sizeof(prog[0]))))
+	w.Close()
+	if err != nil {
+		r.Close()
+		return 0, nil, fmt.Errorf("seccomp: %w", err)
+	}
+	fd = 3 + len(cmd.ExtraFiles)
+	cmd.ExtraFiles = append(cmd.ExtraFiles, r)
+	return fd, func() { r.Close() }, nil
 }
 
 // loadSeccomp installs the stage's seccomp program on every thread of the

@@ -99,8 +99,11 @@ func runStage(raw string, argv []string) int {
 	default:
 		return fail(fmt.Errorf("unknown backend %q", cfg.Backend))
 	}
-	if err := loadSeccomp(cfg); err != nil {
-		return fail(err)
+	// With bubblewrap, bubblewrap has loaded the seccomp program.
+	if cfg.Backend == kindLandlock {
+		if err := loadSeccomp(cfg); err != nil {
+			return fail(err)
+		}
 	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
