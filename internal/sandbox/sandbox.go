@@ -4,64 +4,86 @@
 // What holds, with bubblewrap (the default backend):
 //
 //   - Files: the whole filesystem is read-only except the session's working
-//     directories and a private /tmp. Inside the working directories the
-//     files through which a write becomes code run later outside the
-//     sandbox stay read-only: the repository's .git/config,
-//     config.worktree, commondir, hooks/ and modules/ (and a linked
-//     worktree's pointer and its common directory's), the directory
-//     core.hooksPath names (.husky…) and every file the git configuration
-//     includes, the whole .claude/ directory, .mcp.json, and — when a
-//     working directory holds the home directory — the shell start-up
-//     files, .gitconfig, .config/git, .ssh, .claude, .claude.json and the
-//     PATH directories there. Paths that do not exist yet cannot be made:
-//     tack makes an empty read-only stand-in before the command and removes
-//     it once no sandboxed command (of any tack process) needs it. Their
-//     ancestors are mount points, so they cannot be renamed away either. A
-//     protected path that is a symbolic link cannot be held (the link could
-//     be replaced), so commands are refused while one is. Ordinary git use
-//     (add, commit, branch: index, objects, refs) keeps working;
-//     .git/info stays writable (nothing there runs code without the
-//     protected configuration), as do CLAUDE.md files (prompt text).
+//     directories and a private /tmp; /proc is the sandbox's own, read-only
+//     (root in the sandbox is the host's root to the sysctls). Inside the
+//     working directories the files through which a write becomes code run
+//     later outside the sandbox stay read-only: a repository's .git/config,
+//     config.worktree, commondir, hooks/ and modules/, a linked worktree's
+//     .git file and its common directory's and siblings' pointers, the
+//     directory core.hooksPath names (.husky…) and every file the git
+//     configuration includes (user and system configuration too); the
+//     whole .claude/ directory and .mcp.json; the same in repositories one
+//     or two levels below a working directory; and, when a working
+//     directory holds the home directory, the shell start-up files,
+//     .gitconfig, .config/git, .ssh, .claude, .claude.json and the PATH
+//     directories there, and CLAUDE_CONFIG_DIR. A working directory that is
+//     not a repository's top gets its .git protected, so that no repository
+//     can appear there. Paths that do not exist cannot be made: tack makes
+//     an empty read-only stand-in (a directory for .mcp.json, which git
+//     ignores) before the command and removes it once no sandboxed command
+//     — of any tack process, by flock — holds it. Their ancestors are mount
+//     points, so they cannot be renamed away. A protected path that is a
+//     symbolic link cannot be held (the link could be replaced): commands
+//     are refused while one is. Ordinary git use (add, commit, branch:
+//     index, objects, refs) keeps working; .git/info stays writable
+//     (nothing there runs code without the protected configuration), as do
+//     CLAUDE.md files (prompt text).
 //   - Processes: user, pid, ipc, uts, cgroup and network namespaces, no
-//     capabilities, no nested user namespaces, a new session (no terminal
-//     to inject keystrokes into), a fresh /proc that shows only the
-//     sandbox's processes, and the command dies with tack.
-//   - Sockets: a seccomp filter refuses to create unix sockets (socketpair
-//     still works) and io_uring (which could create them past the filter),
-//     keyctl, and any system call of another architecture (the 32-bit
-//     entry points on x86_64). network.allowAllUnixSockets lifts the unix
-//     filter; so does network.allowUnixSockets, since Linux cannot filter
-//     connect(2) by path without a supervisor (the session says so once).
-//     Abstract sockets are private to the network namespace.
+//     capabilities (as root without a user namespace, where that is all
+//     bubblewrap may do, no capabilities either), no nested user
+//     namespaces, a new session (no terminal to push keystrokes into), host
+//     processes invisible, and the command dies with tack.
+//   - System calls: a seccomp filter refuses to create unix sockets
+//     (socketpair still works) and io_uring (which could create them past
+//     the filter), keyctl, TIOCSTI/TIOCLINUX, and any system call through
+//     another architecture's entry point (int 0x80 on x86_64). Arguments
+//     are compared on their low 32 bits, as the kernel reads them.
+//     network.allowAllUnixSockets lifts the unix filter; so does
+//     network.allowUnixSockets, since Linux cannot filter connect(2) by path
+//     without a supervisor (the session says so once). Abstract sockets are
+//     private to the network namespace.
 //   - Network: none, unless network.allowedDomains lists hosts: the command
-//     then reaches them through a filtering HTTP and SOCKS5 proxy that runs
-//     in tack, outside the sandbox; inside, the proxy's ports are served by
-//     the in-sandbox stage, which hands each connection to tack over an
-//     inherited socket pair (no socket file). HTTP_PROXY, HTTPS_PROXY and
-//     ALL_PROXY point at it. The proxy starts with the first command that
-//     needs it.
+//     then reaches them through a filtering HTTP and SOCKS5 proxy
+//     (netproxy) in tack, outside the sandbox, started with the first
+//     command that needs it. Inside, the in-sandbox stage listens on the
+//     proxy's ports of the sandbox's own loopback and hands each connection
+//     to tack over an inherited socket pair (no socket file). HTTP_PROXY,
+//     HTTPS_PROXY and ALL_PROXY point at it; network.httpProxyPort and
+//     socksProxyPort put the user's own proxy on the host behind it instead.
 //
 // Where bubblewrap cannot create its namespaces (or is missing, or
 // TACK_SANDBOX=landlock), commands run under Landlock and the same seccomp
-// filter instead, and the session prints one notice naming the backend and
-// what it cannot do: writes go only to the working directories' existing
-// entries (no entry can be created, removed or renamed at a working
-// directory's top level, and .git is read-only as a whole, so git commit
-// fails), a private TMPDIR replaces the private /tmp, other processes stay
-// visible (but cannot be signalled or traced), TCP connections are limited
-// to the proxy's port number — on any address — and UDP, raw and unix
-// sockets are refused by seccomp; capabilities are dropped for root. With
-// neither backend the sandbox cannot be made and the session does not start.
+// filter instead, plus a refusal of every socket but TCP (UDP, raw,
+// netlink; Multipath TCP, which Landlock does not see), and the session
+// prints one notice naming the backend and what it cannot do: Landlock
+// grants whole trees, so writes go only to the working directories'
+// existing entries (nothing can be made, removed or renamed at the top of
+// a working directory or beside a protected path) and .git is read-only as
+// a whole (git commit fails); a private TMPDIR replaces the private /tmp;
+// other processes stay visible (but cannot be signalled or traced); TCP
+// connections are limited to the proxy's port number, on any address;
+// capabilities are dropped for root. With neither backend the sandbox
+// cannot be made and the session does not start; TACK_SANDBOX=bwrap
+// insists on bubblewrap.
 //
 // The in-sandbox stage is tack's own executable (os.Executable), run again
-// with TACK_SANDBOX_STAGE set: this package's init recognises it, sets up
-// the filters and the bridge, and executes the user's command. So it works
-// for the tack binary and for any Go program that embeds tack.
+// with TACK_SANDBOX_STAGE set: this package's init recognises it, sets
+// Landlock, seccomp and the bridge up and executes the user's command. So
+// it works for the tack binary and for any Go program that embeds tack.
+// With bubblewrap and no network there is no stage: bubblewrap loads the
+// seccomp program itself.
 //
 // A command runs outside the sandbox when every simple command of its line
 // is one of excludedCommands (permission.CommandSet), or when the call sets
 // dangerouslyDisableSandbox and allowUnsandboxedCommands is not false; it
 // is then under the permission rules like any unsandboxed command.
+//
+// What the sandbox does not stop: a command can make a new repository
+// below the top of a working directory (git init sub) whose configuration
+// git uses later when run in that directory, or record it as a submodule
+// of the repository, whose `git status` then visits it — git run later
+// outside the sandbox in or above such a directory must not be taken as
+// harmless (the permission checker's business).
 package sandbox
 
 import (
