@@ -120,6 +120,19 @@ func TestNetworkAllowList(t *testing.T) {
 			}
 			mu.Unlock()
 
+			t.Run("own-proxy", func(t *testing.T) {
+				// The user's own HTTP proxy on the host's loopback: every
+				// request goes to it, whatever the name.
+				own := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					fmt.Fprintf(w, "own proxy got %s", r.URL)
+				}))
+				defer own.Close()
+				port := own.Listener.Addr().(*net.TCPAddr).Port
+				out := run(t, Settings{Enabled: true, Network: Network{HTTPProxyPort: port}}, `curl -sS http://anywhere.example/x`)
+				if !strings.Contains(out, "own proxy got http://anywhere.example/x") {
+					t.Errorf("through the user's proxy:\n%s", out)
+				}
+			})
 			t.Run("no-allowed-domains", func(t *testing.T) {
 				out := run(t, Settings{Enabled: true}, `env | grep -i _proxy; curl -sS --max-time 5 http://allowed.test/ || echo unreachable; curl -sS --max-time 5 "http://127.0.0.1:$DIRECT/" || echo unreachable`)
 				if strings.Contains(out, "hello") || strings.Count(out, "unreachable") != 2 || strings.Contains(strings.ToLower(out), "http_proxy=") {

@@ -97,6 +97,30 @@ func TestWrapOutside(t *testing.T) {
 	}
 }
 
+// TestProxyStartsLazily: the proxy starts with the first command that
+// needs it, not with the session.
+func TestProxyStartsLazily(t *testing.T) {
+	sb := testSandbox(t, Settings{Enabled: true, Network: Network{AllowedDomains: []string{"example.com"}}})
+	if sb.network == nil || sb.network.proxy != nil {
+		t.Fatalf("proxy side %+v before any command", sb.network)
+	}
+	cmd := exec.Command("/bin/true")
+	release, err := sb.Wrap(cmd, "true", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if sb.network.proxy == nil {
+		t.Error("no proxy for a command that needs one")
+	}
+	if !slices.ContainsFunc(cmd.Env, func(e string) bool { return strings.HasPrefix(e, "HTTPS_PROXY=http://127.0.0.1:") }) {
+		t.Errorf("the command's environment has no proxy: %q", cmd.Env)
+	}
+	if none := testSandbox(t, Settings{Enabled: true}); none.network != nil {
+		t.Error("a sandbox without allowedDomains has a proxy side")
+	}
+}
+
 // TestGuards: the protected paths of a working directory, from its
 // repository's configuration, and of a home directory inside it.
 func TestGuards(t *testing.T) {
