@@ -42,10 +42,10 @@ func (c *landlockConfig) restrict() error {
 	if !c.AllowBind {
 		handledNet |= llsys.AccessNetBindTCP
 	}
-	cfg, err := landlock.NewConfig(landlock.AccessFSSet(llWrite), handledNet,
-		landlock.ScopedSet(llsys.ScopeAbstractUnixSocket|llsys.ScopeSignal))
-	if err != nil {
-		return fmt.Errorf("landlock: %w", err)
+	cfg := landlock.Config{
+		HandledAccessFS:  landlock.AccessFSSet(llWrite),
+		HandledAccessNet: handledNet,
+		Scoped:           landlock.ScopedSet(llsys.ScopeAbstractUnixSocket | llsys.ScopeSignal),
 	}
 	rules := []landlock.Rule{
 		landlock.PathAccess(landlock.AccessFSSet(llFile), devWritable...).IgnoreIfMissing(),

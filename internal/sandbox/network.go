@@ -35,7 +35,6 @@ type proxySide struct {
 	cancel  context.CancelFunc
 	mu      sync.Mutex
 	denied  map[string]bool
-	closed  bool
 	conns   sync.WaitGroup
 	hostLns []net.Listener
 	// hostHTTP and hostSOCKS are the ports on the host's loopback
