@@ -21,9 +21,12 @@ const (
 type backend struct {
 	kind string
 	// bwrap is bubblewrap's path; userNS says it makes a user namespace
-	// (without one, as root, it drops every capability instead).
-	bwrap  string
-	userNS bool
+	// (without one, as root, it drops every capability instead), and
+	// nestedOff that it can forbid user namespaces inside (bubblewrap
+	// 0.8 and later).
+	bwrap     string
+	userNS    bool
+	nestedOff bool
 	// abi is the kernel's Landlock ABI version (the Landlock backend).
 	abi int
 	// why bubblewrap could not be used, for the notice.
@@ -70,8 +73,8 @@ func probeBwrap(lookPath func(string) (string, error)) (backend, error) {
 	if err != nil {
 		truePath = "/bin/true"
 	}
-	try := func(userNS bool) error {
-		args := append(namespaceArgs(userNS), "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", truePath)
+	try := func(userNS, nestedOff bool) error {
+		args := append(namespaceArgs(userNS, nestedOff), "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", truePath)
 		var stderr bytes.Buffer
 		cmd := exec.Command(path, args...)
 		cmd.Stderr = &stderr
@@ -80,25 +83,35 @@ func probeBwrap(lookPath func(string) (string, error)) (backend, error) {
 		}
 		return nil
 	}
-	err = try(true)
-	if err == nil {
-		return backend{kind: kindBwrap, bwrap: path, userNS: true}, nil
-	}
-	if os.Geteuid() == 0 {
-		if err2 := try(false); err2 == nil {
-			return backend{kind: kindBwrap, bwrap: path}, nil
+	// The strongest first; an older bubblewrap lacks --disable-userns (a
+	// user namespace inside the sandbox can remount or unmount nothing it
+	// inherits: those mounts are locked).
+	var first error
+	for _, c := range []struct{ userNS, nestedOff bool }{{true, true}, {true, false}, {false, false}} {
+		if !c.userNS && os.Geteuid() != 0 {
+			break
+		}
+		err := try(c.userNS, c.nestedOff)
+		if err == nil {
+			return backend{kind: kindBwrap, bwrap: path, userNS: c.userNS, nestedOff: c.nestedOff}, nil
+		}
+		if first == nil {
+			first = err
 		}
 	}
-	return backend{}, fmt.Errorf("bubblewrap cannot create its namespaces here: %v", err)
+	return backend{}, fmt.Errorf("bubblewrap cannot create its namespaces here: %v", first)
 }
 
 // namespaceArgs are bubblewrap's isolation options: every namespace, no
 // capabilities, no terminal, no nested user namespaces.
-func namespaceArgs(userNS bool) []string {
+func namespaceArgs(userNS, nestedOff bool) []string {
 	args := []string{"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net",
 		"--die-with-parent", "--new-session", "--cap-drop", "ALL"}
+	if nestedOff {
+		args = append([]string{"--disable-userns"}, args...)
+	}
 	if userNS {
-		args = append([]string{"--unshare-user", "--disable-userns"}, args...)
+		args = append([]string{"--unshare-user"}, args...)
 	}
 	return args
 }
@@ -132,6 +145,9 @@ func (b backend) notice(n Network) string {
 		if b.abi < 6 {
 			gaps = append(gaps, "signals to other processes and abstract unix sockets are not restricted")
 		}
+	}
+	if b.kind == kindBwrap && b.userNS && !b.nestedOff {
+		gaps = append(gaps, "commands may make user namespaces of their own (bubblewrap older than 0.8 cannot forbid them; what they inherit stays locked)")
 	}
 	if n.unixAllowed() {
 		if n.AllowAllUnixSockets {

@@ -39,7 +39,7 @@ func BenchmarkSandboxedCommand(b *testing.B) {
 			b.Skip(err)
 		}
 		run(b, func(cmd *exec.Cmd) func() {
-			args := append(namespaceArgs(be.userNS), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", dir, dir, "--")
+			args := append(namespaceArgs(be.userNS, be.nestedOff), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", dir, dir, "--")
 			cmd.Args = append(append([]string{be.bwrap}, args...), cmd.Args...)
 			cmd.Path = be.bwrap
 			return func() {}

@@ -12,7 +12,7 @@ const stageInside = "/tmp/.tack-sandbox-stage"
 // the writable directories and files, the pins of the guards' ancestors
 // and the guards themselves, read-only.
 func (b *Sandbox) bwrapArgs(dirs, files []string, g guards) []string {
-	args := namespaceArgs(b.backend.userNS)
+	args := namespaceArgs(b.backend.userNS, b.backend.nestedOff)
 	args = append(args,
 		"--ro-bind", "/", "/",
 		"--dev", "/dev",
