@@ -142,3 +142,57 @@ func TestNetworkAllowList(t *testing.T) {
 		})
 	}
 }
+
+// TestUnixSocketsAllowed: network.allowAllUnixSockets (and, as Linux cannot
+// filter by path, network.allowUnixSockets) lift the unix socket filter,
+// and the session is told.
+func TestUnixSocketsAllowed(t *testing.T) {
+	for _, be := range []string{kindBwrap, kindLandlock} {
+		for _, n := range []Network{{AllowAllUnixSockets: true}, {AllowUnixSockets: []string{"/run/x.sock"}}} {
+			t.Run(fmt.Sprintf("%s/%v", be, n.AllowAllUnixSockets), func(t *testing.T) {
+				needBackend(t, be)
+				dir := t.TempDir()
+				sock := dir + "/s.sock"
+				ln, err := net.Listen("unix", sock)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ln.Close()
+				go func() {
+					for {
+						c, err := ln.Accept()
+						if err != nil {
+							return
+						}
+						c.Close()
+					}
+				}()
+				var notice string
+				sb, err := New(Settings{Enabled: true, Network: n}, Options{
+					Writable:   func() []string { return []string{dir} },
+					Getenv:     func(k string) string { return map[string]string{"TACK_SANDBOX": be}[k] },
+					Executable: stageCopy(t),
+					Notify:     func(m string) { notice = m },
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer sb.Close()
+				if !strings.Contains(notice, "unix socket") {
+					t.Errorf("notice %q", notice)
+				}
+				cmd := exec.Command(stageCopy(t), sock)
+				cmd.Env = []string{"TACK_PROBE=unix"}
+				release, err := sb.Wrap(cmd, "probe", false, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, _ := cmd.CombinedOutput()
+				release()
+				if !strings.Contains(string(out), "connected") {
+					t.Errorf("the command could not reach the socket:\n%s", out)
+				}
+			})
+		}
+	}
+}
