@@ -21,6 +21,9 @@ const maxHeadBytes = 64 << 10
 const errHeadTooLarge = proxyError("tack sandbox proxy: request headers larger than 64 KiB")
 
 // serveHTTP reads requests from c one after another, each judged on its own.
+// It reads them with http.ReadRequest rather than serving c with an
+// http.Server, which drops the Host header before a handler could compare
+// it with the URL (see peekHostHeaders).
 func (p *Proxy) serveHTTP(ctx context.Context, c net.Conn) {
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()

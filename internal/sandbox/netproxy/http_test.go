@@ -510,7 +510,7 @@ func TestHTTPProxyReadsTheNextRequestWhereItStarts(t *testing.T) {
 	c := f.raw(f.httpAddr)
 	hidden := "GET http://denied.test/ HTTP/1.1\r\nHost: denied.test\r\n\r\n"
 	body := strings.Repeat(hidden, 100<<10/len(hidden))
-	go io.WriteString(c, fmt.Sprintf("POST http://allowed.test/ignore-body HTTP/1.1\r\nHost: allowed.test\r\nContent-Length: %d\r\n\r\n%s", len(body), body) +
+	go io.WriteString(c, fmt.Sprintf("POST http://allowed.test/ignore-body HTTP/1.1\r\nHost: allowed.test\r\nContent-Length: %d\r\n\r\n%s", len(body), body)+
 		"GET http://allowed.test/next HTTP/1.1\r\nHost: allowed.test\r\n\r\n")
 	if resp, got := c.response("POST"); resp.StatusCode != 200 || got != "ignored" {
 		t.Errorf("POST = %d %q", resp.StatusCode, got)
@@ -521,5 +521,17 @@ func TestHTTPProxyReadsTheNextRequestWhereItStarts(t *testing.T) {
 	f.neverContacted("denied.test")
 	if got := f.log(&f.denied); len(got) != 0 {
 		t.Errorf("a request hidden in a body was judged: %q", got)
+	}
+}
+
+func TestHTTPProxyRefusesHugeHeaders(t *testing.T) {
+	f := newFixture(t, []string{"allowed.test"}, nil)
+	c := f.raw(f.httpAddr)
+	go io.WriteString(c, "GET http://allowed.test/ HTTP/1.1\r\nHost: allowed.test\r\nX-Big: "+strings.Repeat("a", maxHeadBytes)+"\r\n\r\n")
+	if resp, body := c.response("GET"); resp.StatusCode != 431 || body != "tack sandbox proxy: request headers larger than 64 KiB\n" {
+		t.Errorf("answer %d %q, want 431", resp.StatusCode, body)
+	}
+	if got := f.log(&f.dialed); len(got) != 0 {
+		t.Errorf("the proxy dialed %q", got)
 	}
 }

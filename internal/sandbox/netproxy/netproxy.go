@@ -100,8 +100,8 @@ func (p *Proxy) Close() error {
 			open = append(open, c)
 		}
 		p.mu.Unlock()
-		// Closed outside the lock: a pooled upstream connection's Close
-		// takes it to forget itself.
+		// Closed outside the lock, which the goroutines serving them take
+		// as they end.
 		for _, c := range open {
 			c.Close()
 		}
@@ -114,11 +114,7 @@ func (p *Proxy) Close() error {
 // begin starts serving c (a client connection or a listener); it reports
 // false, having closed c, when the proxy is closed.
 func (p *Proxy) begin(c io.Closer) bool {
-	if !p.hold(c) {
-		return false
-	}
-	p.serving.Add(1)
-	return true
+	return p.record(c, true)
 }
 
 // end closes c and marks it served.
@@ -130,6 +126,12 @@ func (p *Proxy) end(c io.Closer) {
 // hold records c so that Close ends it; it reports false, having closed c,
 // when the proxy is closed.
 func (p *Proxy) hold(c io.Closer) bool {
+	return p.record(c, false)
+}
+
+// record is hold, and begin when serving: under the lock that Close takes
+// before waiting, so that nothing is added once it waits.
+func (p *Proxy) record(c io.Closer, serving bool) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -137,6 +139,9 @@ func (p *Proxy) hold(c io.Closer) bool {
 		return false
 	}
 	p.conns[c] = struct{}{}
+	if serving {
+		p.serving.Add(1)
+	}
 	return true
 }
 

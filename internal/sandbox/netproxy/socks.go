@@ -37,6 +37,11 @@ const (
 // authentication), the request, the reply, then a raw tunnel. Reads take
 // exactly the bytes of each message, so nothing the client sends early is
 // lost to a buffer before the tunnel.
+//
+// The protocol is small enough to read here, and the Go SOCKS5 server
+// library at hand (armon/go-socks5) does not fit: it resolves a name before
+// its rule check (a denied name would be looked up), takes no context, logs
+// to stderr, and panics when a dialer returns other than a TCP connection.
 func (p *Proxy) serveSOCKS(ctx context.Context, c net.Conn) {
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
