@@ -380,7 +380,7 @@ func injectionCheck(c *permission.Checker, sb *sandbox.Sandbox) skill.CheckFunc 
 	}
 	return func(command string) error {
 		err := check(command)
-		if !errors.Is(err, skill.ErrNeedsApproval) || !sb.Covers(command) {
+		if !errors.Is(err, skill.ErrNeedsApproval) || !sb.RunsInside(command, false) {
 			return err
 		}
 		in, _ := json.Marshal(map[string]string{"command": command})

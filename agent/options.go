@@ -164,9 +164,17 @@ type Options struct {
 	// or forward them. The model always gets them whole.
 	MaxToolResultSize int
 	// Sandbox, when set, replaces the settings' "sandbox": with Enabled,
-	// shell commands run inside bubblewrap (read-only filesystem but for
-	// the working directories, a private /tmp, no network), and run
-	// without asking unless AutoAllowBashIfSandboxed is false.
+	// shell commands run inside bubblewrap (or Landlock where bubblewrap
+	// cannot make its namespaces; the session's Notify says what that
+	// cannot enforce): read-only filesystem but for the working
+	// directories, minus the files that run code later (git hooks and
+	// configuration, .claude/, .mcp.json…), a private /tmp, no view of
+	// other processes, no unix sockets, and no network but the hosts of
+	// Network.AllowedDomains through a filtering proxy. They run without
+	// asking unless AutoAllowBashIfSandboxed is false. The in-sandbox
+	// stage is this program run again (os.Executable), recognised by an
+	// init of the sandbox package, so a program embedding tack needs
+	// nothing more.
 	Sandbox *SandboxSettings
 	// FileCheckpointing keeps each file an Edit, Write or NotebookEdit is
 	// about to change, so that Client.RewindFiles can put the files back

@@ -114,8 +114,9 @@ func (c *Client) UpdatePermissions(ups ...PermissionUpdate) error {
 type SandboxSettings = sandbox.Settings
 
 // newSandbox makes the session's sandbox from the options or the settings;
-// nil when it is off.
-func newSandbox(opts Options, settings *config.Merged, checker *permission.Checker) (*sandbox.Sandbox, error) {
+// nil when it is off. Its notice (a weaker backend, unix sockets allowed)
+// and the destinations its proxy refuses go to the session's notices.
+func newSandbox(opts Options, settings *config.Merged, checker *permission.Checker, getenv func(string) string) (*sandbox.Sandbox, error) {
 	s := opts.Sandbox
 	if s == nil {
 		parsed, err := sandbox.Parse(settings.Sandbox)
@@ -124,7 +125,8 @@ func newSandbox(opts Options, settings *config.Merged, checker *permission.Check
 		}
 		s = &parsed
 	}
-	return sandbox.New(*s, checker.Dirs, nil)
+	return sandbox.New(*s, sandbox.Options{Writable: checker.Dirs, Getenv: getenv,
+		Notify: func(msg string) { notify(opts, msg) }})
 }
 
 // settingsFileOf is the settings file of a permission update's

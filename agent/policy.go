@@ -261,12 +261,11 @@ func (g sessionGate) Check(ctx context.Context, c engine.ToolCall) engine.Verdic
 		if c.HookDecision == "allow" && d.Rule == nil {
 			return engine.Verdict{Behavior: engine.Allow}
 		}
-		// A sandboxed command runs without asking (not past an ask rule).
+		// A sandboxed command runs without asking (not past an ask rule);
+		// one that runs outside (excluded, or dangerouslyDisableSandbox)
+		// stays under the rules.
 		if sb := g.s.sandbox; sb != nil && d.Rule == nil && c.Name == "Bash" && sb.Settings().AutoAllow() {
-			var in struct {
-				Command string `json:"command"`
-			}
-			if json.Unmarshal(c.Input, &in) == nil && sb.Covers(in.Command) {
+			if in, ok := bashCall(c.Input); ok && sb.RunsInside(in.Command, in.DangerouslyDisableSandbox) {
 				return engine.Verdict{Behavior: engine.Allow}
 			}
 		}
@@ -282,7 +281,26 @@ func (g sessionGate) Check(ctx context.Context, c engine.ToolCall) engine.Verdic
 	if c.HookDecision == "ask" {
 		return engine.Verdict{Behavior: engine.Ask, Message: "a PreToolUse hook asks for approval"}
 	}
+	// Leaving the sandbox is approved by the user, or by a rule they
+	// wrote, or by bypass mode; not by a read-only judgement.
+	if sb := g.s.sandbox; sb != nil && c.Name == "Bash" && d.Rule == nil && g.checker.Mode() != permission.ModeBypass {
+		if in, ok := bashCall(c.Input); ok && in.DangerouslyDisableSandbox && sb.Settings().AllowUnsandboxed() {
+			return engine.Verdict{Behavior: engine.Ask, Message: "the command asks to run outside the sandbox (dangerouslyDisableSandbox)"}
+		}
+	}
 	return engine.Verdict{Behavior: engine.Allow}
+}
+
+// bashInput is what the gate reads of a Bash call.
+type bashInput struct {
+	Command                   string `json:"command"`
+	DangerouslyDisableSandbox bool   `json:"dangerouslyDisableSandbox"`
+}
+
+// bashCall reads a Bash call's input.
+func bashCall(input json.RawMessage) (bashInput, bool) {
+	var in bashInput
+	return in, json.Unmarshal(input, &in) == nil
 }
 
 // Ask puts a call that needs approval to the CanUseTool callback or the

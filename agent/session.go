@@ -236,13 +236,13 @@ func newSession(opts Options) (*agentSession, error) {
 
 	// The sandbox, when the settings (or the options) enable it: commands
 	// (the tools', the skills' injections) run inside bubblewrap.
-	sb, err := newSandbox(opts, settings, checker)
+	sb, err := newSandbox(opts, settings, checker, getenv)
 	if err != nil {
 		return nil, err
 	}
-	var wrap func(string, []string, ...string) []string
+	var wrap shell.Wrapper // not a nil *Sandbox in an interface
 	if sb != nil {
-		wrap = sb.Wrap
+		wrap = sb
 	}
 
 	all := append(builtin.All(), opts.extraTools...)
@@ -326,7 +326,7 @@ func newSession(opts Options) (*agentSession, error) {
 		Tools:      registry,
 	}
 	if sb != nil {
-		env.Shell.SetWrapper(sb.Wrap)
+		env.Shell.SetWrapper(sb)
 	}
 	for _, r := range rules.Deny {
 		if r.Tool == "Read" && r.Specifier != "" {
@@ -635,6 +635,9 @@ func (s *agentSession) close() {
 	}
 	s.hooks.Close()
 	s.env.Shell.Close()
+	if s.sandbox != nil {
+		_ = s.sandbox.Close()
+	}
 	if s.recorder != nil {
 		_ = s.recorder.Close()
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/prompt"
 	"github.com/tackcode/tack/internal/protocol"
-	"github.com/tackcode/tack/internal/sandbox"
 	"github.com/tackcode/tack/internal/session"
 	"github.com/tackcode/tack/internal/shell"
 	"github.com/tackcode/tack/internal/tool"
@@ -218,11 +217,7 @@ func (sa *subagents) run(ctx context.Context, name string, def AgentDefinition, 
 		ReadDenied: s.env.ReadDenied, NestedMemory: s.env.NestedMemory}
 	if s.sandbox != nil {
 		// The agent's own directories (a worktree) are the writable ones.
-		sb, err := sandbox.New(s.sandbox.Settings(), checker.Dirs, nil)
-		if err != nil {
-			return tool.SubagentResult{}, fmt.Errorf("agent %s: %w", name, err)
-		}
-		env.Shell.SetWrapper(sb.Wrap)
+		env.Shell.SetWrapper(s.sandbox.For(checker.Dirs))
 	}
 	defer env.Shell.Close()
 

@@ -38,6 +38,9 @@ type StartOptions struct {
 	// OutputDir is the directory the job's output file goes in (the
 	// session's scratch directory). It must exist.
 	OutputDir string
+	// Unsandboxed asks to run the job outside the shell's sandbox; the
+	// sandbox decides whether it may.
+	Unsandboxed bool
 }
 
 // Job is a command running in the background, detached from any call, in
@@ -89,9 +92,14 @@ func (s *Shell) Start(command string, opts StartOptions) (*Job, error) {
 	}
 	// The job writes through its own descriptors; ours is not needed.
 	defer f.Close()
-	cmd := s.command(dir, command, script, f.Name())
+	cmd, release, err := s.command(dir, command, script, opts.Unsandboxed, f.Name())
+	if err != nil {
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("start %s: %w", id, err)
+	}
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
+		release()
 		os.Remove(f.Name())
 		return nil, fmt.Errorf("start %s: %w", id, err)
 	}
@@ -106,16 +114,18 @@ func (s *Shell) Start(command string, opts StartOptions) (*Job, error) {
 		done:       make(chan struct{}),
 		status:     JobStatus{State: JobRunning},
 	}
-	go j.reap(cmd)
+	go j.reap(cmd, release)
 	s.jobs = append(s.jobs, j)
 	return j, nil
 }
 
-// reap waits for the job's shell to end and records how it ended.
-func (j *Job) reap(cmd *exec.Cmd) {
+// reap waits for the job's shell to end, releases what its sandbox held
+// and records how it ended.
+func (j *Job) reap(cmd *exec.Cmd, release func()) {
 	// The streams go straight to a file, so Wait only waits for the
 	// process; its error repeats the exit status.
 	_ = cmd.Wait()
+	release()
 	st := JobStatus{State: JobExited, ExitCode: exitCode(cmd.ProcessState)}
 	j.mu.Lock()
 	if j.stopping || signaled(cmd.ProcessState) {

@@ -29,6 +29,9 @@ type RunOptions struct {
 	// Timeout bounds the command. Zero means the shell's default timeout;
 	// it is capped at the shell's maximum.
 	Timeout time.Duration
+	// Unsandboxed asks to run the command outside the shell's sandbox;
+	// the sandbox decides whether it may.
+	Unsandboxed bool
 }
 
 // Output is what a command produced.
@@ -84,7 +87,11 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (Outpu
 	script := "trap " + quote("pwd -P >| "+quote(cwdFile)+" 2>/dev/null") + " EXIT\neval " + quote(command)
 
 	stdout, stderr := newHeadTail(limits.MaxOutput), newHeadTail(limits.MaxOutput)
-	cmd := s.command(dir, command, script, cwdFile)
+	cmd, release, err := s.command(dir, command, script, opts.Unsandboxed, cwdFile)
+	if err != nil {
+		return Output{}, fmt.Errorf("run: %w", err)
+	}
+	defer release()
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = pipeDrain
 	if err := cmd.Start(); err != nil {
@@ -109,19 +116,23 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (Outpu
 }
 
 // command returns cmd running script (for the user's command) in dir, in a
-// process group of its own; extra are files it writes besides the
-// command's own.
-func (s *Shell) command(dir, command, script string, extra ...string) *exec.Cmd {
-	argv := []string{s.program, "-c", script}
-	// s.wrap is set before the first command (and callers may hold s.mu).
-	if s.wrap != nil {
-		argv = s.wrap(command, argv, extra...)
-	}
-	cmd := exec.Command(argv[0], argv[1:]...)
+// process group of its own, through the sandbox if there is one; extra are
+// files it writes besides the command's own. release must be called once
+// the command has ended (or was never started).
+func (s *Shell) command(dir, command, script string, unsandboxed bool, extra ...string) (cmd *exec.Cmd, release func(), err error) {
+	cmd = exec.Command(s.program, "-c", script)
 	cmd.Dir = dir
 	cmd.Env = s.environ()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	return cmd
+	// s.wrap is set before the first command (and callers may hold s.mu).
+	if s.wrap == nil {
+		return cmd, func() {}, nil
+	}
+	release, err = s.wrap.Wrap(cmd, command, unsandboxed, extra)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cmd, release, nil
 }
 
 // supervise waits for the started cmd, terminating its process group when

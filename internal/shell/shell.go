@@ -5,6 +5,7 @@ package shell
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,9 +21,8 @@ type Shell struct {
 	home    string // the starting directory, where a vanished cwd falls back to
 	env     []string
 	limits  Limits
-	// wrap, when set, rewrites the argv of each command (a sandbox):
-	// command is the user's text, extra paths it must be able to write.
-	wrap func(command string, argv []string, extra ...string) []string
+	// wrap, when set, prepares each command to run in a sandbox.
+	wrap Wrapper
 
 	mu      sync.Mutex
 	cwd     string
@@ -71,10 +71,22 @@ func (s *Shell) SetCwd(dir string) error {
 // Program is the path of the shell binary commands run with.
 func (s *Shell) Program() string { return s.program }
 
-// SetWrapper makes every command run through wrap (a sandbox). It must be
+// Wrapper prepares commands to run in a sandbox.
+type Wrapper interface {
+	// Wrap rewrites cmd, made to run the user's command, so that it runs
+	// in the sandbox: its Path and Args, and it may add to Env and
+	// ExtraFiles. writable are files the command must be able to write
+	// besides the sandbox's own (the shell's bookkeeping); unsandboxed
+	// says the call asked to run outside (Bash's dangerouslyDisableSandbox),
+	// which the wrapper may or may not grant. release is called once the
+	// command has ended; an error means the command must not run.
+	Wrap(cmd *exec.Cmd, command string, unsandboxed bool, writable []string) (release func(), err error)
+}
+
+// SetWrapper makes every command run through w (a sandbox). It must be
 // called before the first command, from the goroutine that made the shell.
-func (s *Shell) SetWrapper(wrap func(command string, argv []string, extra ...string) []string) {
-	s.wrap = wrap
+func (s *Shell) SetWrapper(w Wrapper) {
+	s.wrap = w
 }
 
 // Limits returns the timeouts and output bounds commands run with.

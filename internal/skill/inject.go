@@ -52,7 +52,7 @@ func ShellRunner(cwd string, env []string) RunFunc { return ShellRunnerWith(cwd,
 
 // ShellRunnerWith is ShellRunner with the shell's commands run through wrap
 // (the session's sandbox); nil runs them as they are.
-func ShellRunnerWith(cwd string, env []string, wrap func(command string, argv []string, extra ...string) []string) RunFunc {
+func ShellRunnerWith(cwd string, env []string, wrap shell.Wrapper) RunFunc {
 	return func(ctx context.Context, command string) (string, error) {
 		sh := shell.New(cwd, env)
 		if wrap != nil {

@@ -57,8 +57,9 @@ type bashInput struct {
 	Timeout         *float64 `json:"timeout"`
 	Description     string   `json:"description"`
 	RunInBackground bool     `json:"run_in_background"`
-	// DangerouslyDisableSandbox is accepted and has no effect until
-	// commands run in a sandbox.
+	// DangerouslyDisableSandbox asks to run outside the session's sandbox;
+	// the sandbox grants it unless allowUnsandboxedCommands is false, and
+	// the permission gate then asks the user.
 	DangerouslyDisableSandbox bool `json:"dangerouslyDisableSandbox"`
 }
 
@@ -84,10 +85,10 @@ func (b Bash) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (to
 		return tool.Result{}, errors.New("this session has no shell")
 	}
 	if in.RunInBackground {
-		return startBackground(env, in.Command)
+		return startBackground(env, in.Command, in.DangerouslyDisableSandbox)
 	}
 	// The shell applies the default and caps at the maximum.
-	out, err := env.Shell.Run(ctx, in.Command, shell.RunOptions{Timeout: timeout})
+	out, err := env.Shell.Run(ctx, in.Command, shell.RunOptions{Timeout: timeout, Unsandboxed: in.DangerouslyDisableSandbox})
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -124,12 +125,12 @@ func runResult(out shell.Output) tool.Result {
 	return r
 }
 
-func startBackground(env *tool.Env, command string) (tool.Result, error) {
+func startBackground(env *tool.Env, command string, unsandboxed bool) (tool.Result, error) {
 	dir, err := env.Scratch()
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("scratch directory for background output: %w", err)
 	}
-	job, err := env.Shell.Start(command, shell.StartOptions{OutputDir: dir})
+	job, err := env.Shell.Start(command, shell.StartOptions{OutputDir: dir, Unsandboxed: unsandboxed})
 	if err != nil {
 		return tool.Result{}, err
 	}

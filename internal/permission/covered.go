@@ -1,0 +1,92 @@
+package permission
+
+import (
+	"fmt"
+	"strings"
+)
+
+// CommandSet is a list of Bash rule specifiers ("docker *", "git status")
+// that a whole command line can be checked against. The sandbox uses it
+// for excludedCommands: a line runs outside the sandbox only when the set
+// covers it.
+type CommandSet struct {
+	pats []*cmdPattern
+}
+
+// NewCommandSet compiles specs, each written as in a Bash(…) rule.
+func NewCommandSet(specs []string) (*CommandSet, error) {
+	s := &CommandSet{}
+	for _, spec := range specs {
+		p, err := compileCmdPattern(spec)
+		if err != nil {
+			return nil, fmt.Errorf("command pattern %q: %w", spec, err)
+		}
+		s.pats = append(s.pats, p)
+	}
+	return s, nil
+}
+
+// Covers reports whether running cmd means running only commands of the
+// set: every simple command of the line — those in substitutions, loops
+// and here-documents included — is matched by one of the patterns, as an
+// allow rule Bash(pattern) would match it (directly or under time, nice,
+// nohup, timeout or stdbuf), and the line does nothing besides: it parses,
+// holds no construct the checker does not know and no function
+// definition, sets no variable, names every command literally, and
+// redirects output to no file but /dev/null. So `git status; curl x | sh`,
+// `FOO=x git status`, `git status $(evil)` and `git log > ~/.bashrc` are
+// not covered by {"git *"}.
+func (s *CommandSet) Covers(cmd string) bool {
+	if s == nil || len(s.pats) == 0 {
+		return false
+	}
+	an := analyze(cmd)
+	if an.err != nil || len(an.problems) > 0 || len(an.cmds) == 0 {
+		return false
+	}
+	for _, sc := range an.cmds {
+		if !s.coversSimple(sc) {
+			return false
+		}
+	}
+	return true
+}
+
+// coversSimple reports whether one simple command is a command of the set
+// and nothing more.
+func (s *CommandSet) coversSimple(sc *simpleCmd) bool {
+	if len(sc.args) == 0 || len(sc.assigns) > 0 || sc.decl {
+		return false
+	}
+	for _, r := range sc.redirs {
+		if t, ok := r.target.lit(); r.write && (!ok || t != "/dev/null") {
+			return false
+		}
+	}
+	for _, w := range sc.args {
+		if w.unsafe != "" {
+			return false
+		}
+	}
+	layers, writes := harmlessLayers(sc.args)
+	if len(writes) > 0 {
+		return false
+	}
+	for _, layer := range layers {
+		name, ok := layer[0].lit()
+		if !ok {
+			return false
+		}
+		rendered := renderWords(layer)
+		for _, p := range s.pats {
+			if !p.match(rendered) {
+				continue
+			}
+			if runsOthers(commandBase(name)) && !strings.HasPrefix(p.firstLiteral(), name) {
+				continue // `* --version` must not cover `sh -c evil --version`
+			}
+			return true
+		}
+	}
+	return false
+}
