@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -66,6 +67,12 @@ func ReadJSONFile(path string, limit int64) (src []byte, exists bool, err error)
 			return nil, false, nil
 		}
 		return nil, false, cause(err)
+	}
+	if info.IsDir() && emptyDir(path) {
+		// The sandbox holds an empty read-only directory where a missing
+		// protected file (.mcp.json) would go while a command runs, so
+		// that the command cannot create it: that is no file.
+		return nil, false, nil
 	}
 	if !info.Mode().IsRegular() {
 		return nil, true, errors.New("not a regular file")
@@ -172,4 +179,15 @@ func lockFile(path string, wait time.Duration) (func(), error) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// emptyDir reports whether dir is a directory with nothing in it.
+func emptyDir(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	return len(names) == 0 && errors.Is(err, io.EOF)
 }

@@ -67,3 +67,24 @@ func TestEditRefusesAFileChangedMeanwhile(t *testing.T) {
 		t.Errorf("the other writer's change was lost: %s", got)
 	}
 }
+
+// TestReadJSONFileStandIn: an empty directory where a configuration file
+// would be (the sandbox's stand-in for a missing .mcp.json) is no file; a
+// directory with something in it is an error.
+func TestReadJSONFileStandIn(t *testing.T) {
+	dir := t.TempDir()
+	standIn := filepath.Join(dir, ".mcp.json")
+	if err := os.Mkdir(standIn, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	if src, exists, err := ReadJSONFile(standIn, 1<<20); src != nil || exists || err != nil {
+		t.Errorf("empty directory: %q %v %v, want no file", src, exists, err)
+	}
+	full := filepath.Join(dir, "full")
+	if err := os.MkdirAll(filepath.Join(full, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, exists, err := ReadJSONFile(full, 1<<20); !exists || err == nil {
+		t.Errorf("directory with entries: exists %v, err %v, want an error", exists, err)
+	}
+}

@@ -82,6 +82,8 @@ type Checker struct {
 	progMu    sync.Mutex
 	progRules int
 	programs  []*program
+	// gitlinks caches the submodules of the git indexes looked at.
+	gitlinks map[indexKey][]string
 }
 
 // NewChecker compiles the rules. It fails on an invalid mode, a relative

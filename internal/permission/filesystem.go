@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"mvdan.cc/sh/v3/expand"
 )
 
@@ -391,36 +394,135 @@ func (st *state) runsProgram(name string, dirs []string) *program {
 	return nil
 }
 
-// gitRepoProblem says why git, run in dir, would use a repository the
-// project may have shipped — a bare repository or a directory whose config
-// git reads (core.fsmonitor, diff.external… run programs) — or "" when the
-// repository it finds is one git made: a ".git" directory, or a .git file
-// pointing into one (worktrees, submodules). git refuses to check out a
-// path named .git, so a clone cannot ship one.
+// gitRepoProblem says why git, run in dir, would use a repository whose
+// configuration (core.fsmonitor, diff.external… run programs) a file of
+// the project may set, or "" when it would use the repository of a working
+// directory (whose .git the checker and the sandbox protect), a worktree or
+// submodule of it, or none. Another repository found there — a bare one
+// or a directory the project ships, or one an earlier command made below a
+// working directory — is a problem: git refuses to check out a path named
+// .git, but nothing stops a command from making one.
 func (st *state) gitRepoProblem(dir string) string {
 	if !st.follow {
 		return ""
 	}
-	for d := physical(dir); ; d = filepath.Dir(d) {
-		dotgit := d + "/.git"
-		if fi, err := os.Lstat(dotgit); err == nil {
-			switch {
-			case fi.IsDir():
-				return ""
-			case fi.Mode().IsRegular():
-				target := gitFileTarget(dotgit)
-				if target != "" && hasElement(physical(target), ".git") {
-					return ""
-				}
-				return "its .git file points to " + quoteCmd(target) + ", not into a .git directory"
-			}
-			return dotgit + " is not a directory"
+	repo := discoverRepo(physical(dir))
+	switch {
+	case repo.bare != "":
+		return repo.bare + " is a bare git repository, whose configuration can run programs"
+	case repo.top == "":
+		return ""
+	}
+	for _, d := range st.dirs {
+		own := discoverRepo(d.real)
+		if own.top == "" {
+			continue
 		}
-		if isGitDir(d) && filepath.Base(d) != ".git" && !hasElement(d, ".git") {
-			return d + " is a bare git repository, whose configuration can run programs"
+		if repo.top == own.top {
+			return st.gitlinkProblem(repo)
+		}
+		if repo.file && own.gitDir != "" && within(repo.gitDir, own.gitDir) {
+			return ""
+		}
+	}
+	return repo.top + " holds a git repository other than the working directories' own, whose configuration can run programs"
+}
+
+// gitlinkProblem says why git in the working directories' own repository
+// would still run what another repository's configuration says: git status
+// and diff look into every submodule of the index, and one whose .git is a
+// directory of its own (not inside .git/modules) has a config any earlier
+// command may have written. The index is read again only when it changes.
+func (st *state) gitlinkProblem(repo gitRepo) string {
+	path := repo.gitDir + "/index"
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	key := indexKey{path: path, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	c := st.Checker
+	c.progMu.Lock()
+	links, ok := c.gitlinks[key]
+	c.progMu.Unlock()
+	if !ok {
+		links = readGitlinks(path)
+		c.progMu.Lock()
+		if c.gitlinks == nil || len(c.gitlinks) > 16 {
+			c.gitlinks = map[indexKey][]string{}
+		}
+		c.gitlinks[key] = links
+		c.progMu.Unlock()
+	}
+	for _, name := range links {
+		sub := discoverRepo(repo.top + "/" + name)
+		if sub.top != repo.top+"/"+name {
+			continue // not checked out: nothing there to run
+		}
+		if sub.bare != "" || !sub.file || !within(sub.gitDir, repo.gitDir) {
+			return fmt.Sprintf("its submodule %s has a repository of its own there, whose configuration can run programs", name)
+		}
+	}
+	return ""
+}
+
+// indexKey identifies one version of a git index file.
+type indexKey struct {
+	path        string
+	size, mtime int64
+}
+
+// readGitlinks returns the paths of the submodules a git index records.
+// An index that cannot be read lists none: git would fail on it too.
+func readGitlinks(path string) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var idx index.Index
+	if err := index.NewDecoder(bufio.NewReader(f)).Decode(&idx); err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range idx.Entries {
+		if e.Mode == filemode.Submodule {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
+// gitRepo is what git's discovery finds from a directory.
+type gitRepo struct {
+	// top is the directory holding .git; gitDir the repository directory
+	// (.git, or the target of a .git file); file: .git is a file.
+	top, gitDir string
+	file        bool
+	// bare is a directory that is itself a repository, not inside a .git
+	// directory (a bare repository git would use).
+	bare string
+}
+
+// discoverRepo walks up from dir as git does: at each level a .git entry,
+// else the directory itself as a git directory.
+func discoverRepo(dir string) gitRepo {
+	for d := dir; ; d = filepath.Dir(d) {
+		dotgit := d + "/.git"
+		if fi, err := os.Stat(dotgit); err == nil {
+			if fi.IsDir() {
+				return gitRepo{top: d, gitDir: physical(dotgit)}
+			}
+			target := gitFileTarget(dotgit)
+			if target == "" {
+				return gitRepo{top: d, file: true, gitDir: dotgit}
+			}
+			return gitRepo{top: d, file: true, gitDir: physical(target)}
+		}
+		if isGitDir(d) && !hasElement(d, ".git") {
+			return gitRepo{bare: d}
 		}
 		if d == "/" {
-			return ""
+			return gitRepo{}
 		}
 	}
 }

@@ -115,6 +115,14 @@ func newFixture(t *testing.T) *fixture {
 	}
 	write("proj/vendor/evil/HEAD", "ref: refs/heads/main\n", 0o644)
 	write("proj/vendor/evil/config", fmt.Sprintf("[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = %s\n\tfsmonitor = \"touch %s\"\n", f.proj, f.canary), 0o644)
+	// A repository an earlier command made below the project, whose
+	// config it set to run a program.
+	nested := filepath.Join(f.proj, "nested")
+	if err := os.MkdirAll(nested, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(nested, "init", "-q")
+	git(nested, "config", "core.fsmonitor", "touch "+f.canary)
 	// Copies and links of rm, which `Bash(rm *)` denies.
 	rm, err := exec.LookPath("rm")
 	if err != nil {
@@ -401,6 +409,13 @@ func TestRedTeamFixtureIsArmed(t *testing.T) {
 	if out := fx.run(t, "cat src/key lnk/../outside/file"); !strings.Contains(string(out), secret+"-ssh") || !strings.Contains(string(out), secret+"-outside") {
 		t.Errorf("the links do not lead out: %s", out)
 	}
+	if err := os.Remove(fx.canary); err != nil {
+		t.Fatal(err)
+	}
+	fx.run(t, "cd nested && git status")
+	if _, err := os.Stat(fx.canary); err != nil {
+		t.Errorf("git status in the nested repository did not run its config's program: %v", err)
+	}
 	fx.run(t, "./tools/x -rf build")
 	if _, err := os.Stat(filepath.Join(fx.proj, "build")); err == nil {
 		t.Error("tools/x is not a working copy of rm")
@@ -419,5 +434,38 @@ func TestReadDeniedSeesHardLinks(t *testing.T) {
 		if got := c.ReadDenied(filepath.Join(fx.proj, p)); got != want {
 			t.Errorf("ReadDenied(%s) = %v, want %v", p, got, want)
 		}
+	}
+}
+
+// TestRedTeamGitlinks: once an earlier command has recorded a repository of
+// its own making as a submodule (git add nested), git status in the
+// project runs that repository's config: it is no longer read-only, and
+// the checker's verdict changes as soon as the index does.
+func TestRedTeamGitlinks(t *testing.T) {
+	fx := newFixture(t)
+	c, err := NewChecker(Config{Cwd: fx.proj, Home: fx.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := c.Check(bashCall("git status")); d.Behavior != Allow {
+		t.Fatalf("git status before: %s: %s", d.Behavior, d.Reason)
+	}
+	commit := exec.Command("git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "n")
+	commit.Dir = filepath.Join(fx.proj, "nested")
+	if out, err := commit.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	add := exec.Command("git", "add", "nested")
+	add.Dir = fx.proj
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	d := c.Check(bashCall("git status"))
+	if d.Behavior != Ask || !strings.Contains(d.Reason, "submodule nested") {
+		t.Errorf("git status with a submodule of its own making: %s: %s", d.Behavior, d.Reason)
+	}
+	fx.run(t, "git status")
+	if _, err := os.Stat(fx.canary); err != nil {
+		t.Errorf("the trap is not armed: git status did not run the submodule's program: %v", err)
 	}
 }
