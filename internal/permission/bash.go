@@ -573,17 +573,20 @@ func (st *state) allowRule(layers [][]word) *compiledRule {
 		}
 		rendered := renderWords(layer)
 		for _, r := range st.allow {
-			if r.cmd == nil || !r.cmd.match(rendered) {
-				continue
+			if r.cmd != nil && r.cmd.vouches(name, rendered) {
+				return r
 			}
-			if runsOthers(commandBase(name)) && !strings.HasPrefix(r.cmd.firstLiteral(), name) {
-				// `Bash(* --help)` must not vouch for `sudo rm -rf / --help`.
-				continue
-			}
-			return r
 		}
 	}
 	return nil
+}
+
+// vouches reports whether an allow pattern vouches for the command named
+// name, rendered: it matches, and a command that runs others (sudo, sh,
+// xargs…) is vouched for only by a pattern that names it — `Bash(* --help)`
+// must not vouch for `sudo rm -rf / --help`.
+func (p *cmdPattern) vouches(name, rendered string) bool {
+	return p.match(rendered) && (!runsOthers(commandBase(name)) || strings.HasPrefix(p.firstLiteral(), name))
 }
 
 // bashUnparsed decides a command that does not parse: no allow rule or

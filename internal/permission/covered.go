@@ -2,7 +2,6 @@ package permission
 
 import (
 	"fmt"
-	"strings"
 )
 
 // CommandSet is a list of Bash rule specifiers ("docker *", "git status")
@@ -79,13 +78,9 @@ func (s *CommandSet) coversSimple(sc *simpleCmd) bool {
 		}
 		rendered := renderWords(layer)
 		for _, p := range s.pats {
-			if !p.match(rendered) {
-				continue
+			if p.vouches(name, rendered) {
+				return true
 			}
-			if runsOthers(commandBase(name)) && !strings.HasPrefix(p.firstLiteral(), name) {
-				continue // `* --version` must not cover `sh -c evil --version`
-			}
-			return true
 		}
 	}
 	return false
