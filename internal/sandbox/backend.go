@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"strings"
 
-	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
 
@@ -54,7 +53,7 @@ func pickBackend(force string, lookPath func(string) (string, error)) (backend, 
 	} else {
 		why = "TACK_SANDBOX=landlock"
 	}
-	abi, err := llsys.LandlockGetABIVersion()
+	abi, err := landlockABI()
 	// PR_GET_SECCOMP fails where the kernel has no seccomp.
 	if _, serr := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0); err != nil || abi < 1 || serr != nil {
 		return backend{}, fmt.Errorf("%w (%s)", ErrUnavailable, why)
