@@ -203,6 +203,8 @@ type state struct {
 	// budget is what is left of the directory entries the call may read
 	// (see walkBudget).
 	budget int
+	// denied caches, by tool, the files the deny rules cover.
+	denied map[string]deniedSet
 }
 
 func (c *Checker) snapshot(callCwd string) *state {

@@ -180,8 +180,9 @@ func statID(p string) (id fileID, nlink uint64, fi os.FileInfo, ok bool) {
 
 // hardLinkDenied reports whether the file at v is another name of a file a
 // deny rule of tool covers: a hard link of .env read as "x" is still .env.
-// Only regular files with several names are looked into. complete is
-// false when the deny rules' directories were too large to search.
+// Only regular files with several names are looked into, against the
+// files the deny rules cover (found once per call, see deniedFiles).
+// complete is false when those could not all be found.
 func (st *state) hardLinkDenied(v pathView, tool string, budget *int) (r *compiledRule, other string, complete bool) {
 	if !st.follow {
 		return nil, "", true
@@ -190,49 +191,81 @@ func (st *state) hardLinkDenied(v pathView, tool string, budget *int) (r *compil
 	if !ok || nlink < 2 || !fi.Mode().IsRegular() {
 		return nil, "", true
 	}
-	complete = true
+	denied := st.deniedFiles(tool, budget)
+	if d, ok := denied.ids[id]; ok && d.path != v.real {
+		return d.rule, d.path, true
+	}
+	return nil, "", denied.complete
+}
+
+// deniedSet is the files some deny rules cover, by identity.
+type deniedSet struct {
+	ids      map[fileID]deniedFile
+	complete bool
+}
+
+type deniedFile struct {
+	path string
+	rule *compiledRule
+}
+
+// deniedFiles finds the existing regular files the deny rules of tool
+// cover, once per call. Each rule's pattern is searched from its literal
+// directory, without descending where it cannot match; a "**" pattern
+// does not look into .git and node_modules directories, where secrets are
+// not kept and which would use up the bound.
+func (st *state) deniedFiles(tool string, budget *int) deniedSet {
+	if set, ok := st.denied[tool]; ok {
+		return set
+	}
+	set := deniedSet{ids: map[fileID]deniedFile{}, complete: true}
 	for _, rule := range st.deny {
 		if !rule.coversTool(tool) || rule.path == nil {
 			continue
 		}
-		// Search the directory the pattern is anchored in for files with
-		// the same identity that the pattern matches.
-		dir := rule.path.lit
-		if i := strings.LastIndexByte(dir, '/'); i > 0 {
-			dir = dir[:i]
-		} else {
-			dir = "/"
-		}
-		found, done := findID(dir, id, budget, func(p string) bool { return rule.path.match(p) })
-		if found != "" {
-			return rule, found, true
-		}
-		complete = complete && done
-	}
-	return nil, "", complete
-}
-
-// findID walks dir for a file with identity id whose path keep accepts.
-func findID(dir string, id fileID, budget *int, keep func(string) bool) (found string, complete bool) {
-	complete = true
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		*budget--
-		if *budget < 0 {
-			complete = false
-			return filepath.SkipAll
-		}
-		if d.Type().IsRegular() && keep(p) {
-			if other, _, _, ok := statID(p); ok && other == id {
-				found = p
-				return filepath.SkipAll
+		pp := rule.path
+		add := func(p string) {
+			if id, _, fi, ok := statID(p); ok && fi.Mode().IsRegular() {
+				if _, seen := set.ids[id]; !seen {
+					set.ids[id] = deniedFile{path: p, rule: rule}
+				}
 			}
 		}
-		return nil
-	})
-	return found, complete
+		root := pp.lit
+		if root != pp.abs { // a pattern: search from its literal directory
+			if i := strings.LastIndexByte(root, '/'); i > 0 {
+				root = root[:i]
+			} else {
+				root = "/"
+			}
+		}
+		deep := strings.Contains(pp.abs, "**")
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			*budget--
+			if *budget < 0 {
+				set.complete = false
+				return filepath.SkipAll
+			}
+			if d.IsDir() {
+				if p != root && (!pp.matchesUnder(p) || deep && (d.Name() == ".git" || d.Name() == "node_modules")) {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.Type().IsRegular() && pp.match(p) {
+				add(p)
+			}
+			return nil
+		})
+	}
+	if st.denied == nil {
+		st.denied = map[string]deniedSet{}
+	}
+	st.denied[tool] = set
+	return set
 }
 
 // protectedLink reports a protected file of the working directories (see

@@ -469,3 +469,50 @@ func TestRedTeamGitlinks(t *testing.T) {
 		t.Errorf("the trap is not armed: git status did not run the submodule's program: %v", err)
 	}
 }
+
+// TestHardLinksOfAPackageStore: files with several names for a reason of
+// their own (pnpm links node_modules to its store) are read without
+// asking, also under a deny rule that matches at any depth, while a hard
+// link of the denied file is still found.
+func TestHardLinksOfAPackageStore(t *testing.T) {
+	root := t.TempDir()
+	proj, store := filepath.Join(root, "proj"), filepath.Join(root, "store")
+	for _, d := range []string{proj + "/node_modules/pkg", store} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(proj, ".env"), []byte("TOKEN=x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		name := fmt.Sprintf("f%d.js", i)
+		if err := os.WriteFile(filepath.Join(store, name), []byte("module.exports = 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(filepath.Join(store, name), filepath.Join(proj, "node_modules/pkg", name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Link(filepath.Join(proj, ".env"), filepath.Join(proj, "node_modules/pkg/env.js")); err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewChecker(Config{Cwd: proj, Home: root, Rules: RuleSet{Deny: rules("Read(.env)")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		call Call
+		want Behavior
+	}{
+		{call("Read", map[string]any{"file_path": "node_modules/pkg/f7.js"}), Allow},
+		{bashCall("cat node_modules/pkg/f7.js"), Allow},
+		{bashCall("grep -r exports node_modules/pkg"), Ask},
+		{call("Read", map[string]any{"file_path": "node_modules/pkg/env.js"}), Deny},
+		{bashCall("cat node_modules/pkg/env.js"), Deny},
+	} {
+		if d := c.Check(tc.call); d.Behavior != tc.want {
+			t.Errorf("%s %s: got %s, want %s: %s", tc.call.Tool, tc.call.Input, d.Behavior, tc.want, d.Reason)
+		}
+	}
+}
