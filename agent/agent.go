@@ -19,13 +19,11 @@ import (
 	"fmt"
 	"iter"
 	"slices"
-	"strings"
 	"unicode/utf8"
-
-	"github.com/google/uuid"
 
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/protocol"
+	"github.com/tackcode/tack/internal/runtime"
 )
 
 // The message types a session yields. They are defined once, in tack's
@@ -43,75 +41,51 @@ type (
 )
 
 // ErrNoCredentials is returned when no API key or token is configured.
-var ErrNoCredentials = errors.New("no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token)")
+var ErrNoCredentials = runtime.ErrNoCredentials
 
 // Query runs one prompt in a new session and yields its messages: a
 // system/init message, the assistant and user messages of the loop, and a
 // final *ResultMessage. A setup failure (bad options, no credentials) is
-// yielded as an error instead. Breaking out of the loop cancels the run.
+// yielded as an error instead. ctx bounds the session from its start-up
+// (the SessionStart hooks run under it) to its end; breaking out of the
+// loop cancels the run.
 func Query(ctx context.Context, prompt string, opts Options) iter.Seq2[Message, error] {
 	return func(yield func(Message, error) bool) {
-		s, err := newSession(opts)
+		s, err := start(ctx, opts)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		defer s.close()
+		defer s.Close(ctx)
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		out := newOutbox(opts.MaxToolResultSize)
 		go func() {
 			defer out.close()
-			s.runPrompt(ctx, Prompt{Text: prompt}, out)
+			runPrompt(ctx, s, Prompt{Text: prompt}, out)
 		}()
 		out.deliver(yield, cancel)
 	}
 }
 
+// start builds the session opts describe.
+func start(ctx context.Context, opts Options) (*runtime.Session, error) {
+	cfg, err := opts.config()
+	if err != nil {
+		return nil, err
+	}
+	s, err := runtime.New(ctx, cfg)
+	var untrusted *runtime.UntrustedWorkspaceError
+	if errors.As(err, &untrusted) {
+		return nil, &UntrustedWorkspaceError{Dir: untrusted.Dir, Setting: untrusted.Setting}
+	}
+	return s, err
+}
+
 // runPrompt runs one prompt of a session, sending what it produces to out.
-// Its user message is recorded under p.ID ("" for a new uuid).
-func (s *agentSession) runPrompt(ctx context.Context, p Prompt, out *outbox) {
-	prompt, id := p.Text, p.ID
-	s.setOutbox(out)
-	defer s.setOutbox(nil)
-	s.prepareMCP(ctx)
-	out.emit(s.initMessage())
-	if s.skills != nil {
-		s.turnSeq.Store(int64(s.skills.Seq()))
-		// A skill's model holds until the end of the prompt that ran it.
-		defer s.restoreModel()
-	}
-	content := []llm.Block{llm.Text(prompt)}
-	if len(p.Content) > 0 {
-		content = p.Content
-	} else if cmd, ok, err := s.expandSlashCommand(ctx, prompt); ok {
-		if err != nil {
-			out.fail(err)
-			return
-		}
-		content = cmd.content
-	} else if expanded, ok, err := s.mcpPromptCommand(ctx, prompt); ok {
-		if err != nil {
-			out.fail(err)
-			return
-		}
-		content = expanded
-	}
-	if instructions, ok := compactCommand(prompt); ok {
-		s.engine.Compact(ctx, instructions, out.emit)
-	} else {
-		if id == "" {
-			id = uuid.NewString()
-		}
-		if s.checkpoints != nil {
-			s.checkpoints.begin(id)
-		}
-		s.run(ctx, id, content, out.emit)
-	}
-	// The record keeps the session's model, not a skill's.
-	s.restoreModel()
-	if err := s.saveRecord(s.lastTool()); err != nil {
-		notify(s.opts, "session record: "+err.Error())
+func runPrompt(ctx context.Context, s *runtime.Session, p Prompt, out *outbox) {
+	if err := s.RunPrompt(ctx, runtime.Prompt{Text: p.Text, ID: p.ID, Content: p.Content}, out.emit); err != nil {
+		out.fail(err)
 	}
 }
 
@@ -168,15 +142,6 @@ func (o *outbox) deliver(yield func(Message, error) bool, cancel context.CancelF
 			return
 		}
 	}
-}
-
-// compactCommand recognises "/compact [instructions]".
-func compactCommand(prompt string) (instructions string, ok bool) {
-	p := strings.TrimSpace(prompt)
-	if p != "/compact" && !strings.HasPrefix(p, "/compact ") && !strings.HasPrefix(p, "/compact\n") {
-		return "", false
-	}
-	return strings.TrimSpace(strings.TrimPrefix(p, "/compact")), true
 }
 
 // clipToolResults returns m with the text of its tool results cut to max

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/protocol"
+	"github.com/tackcode/tack/internal/runtime"
 )
 
 // Session states, as reported by messages of subtype
@@ -65,7 +66,7 @@ func ImageBlock(mediaType string, data []byte) ContentBlock {
 //
 // Messages must have one reader; until it reads, runs wait for it.
 type Client struct {
-	s      *agentSession
+	s      *runtime.Session
 	out    *outbox
 	ctx    context.Context // ends every run
 	cancel context.CancelFunc
@@ -86,10 +87,11 @@ type Client struct {
 	closeOnce sync.Once
 }
 
-// NewClient starts a session with opts. ctx bounds the whole session:
-// cancelling it interrupts the running prompt and drops the queued ones.
+// NewClient starts a session with opts. ctx bounds the whole session, its
+// start-up included (the SessionStart hooks run under it): cancelling it
+// interrupts the running prompt and drops the queued ones.
 func NewClient(ctx context.Context, opts Options) (*Client, error) {
-	s, err := newSession(opts)
+	s, err := start(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -101,13 +103,13 @@ func NewClient(ctx context.Context, opts Options) (*Client, error) {
 }
 
 // SessionID returns the session's id.
-func (c *Client) SessionID() string { return c.s.engine.SessionID() }
+func (c *Client) SessionID() string { return c.s.SessionID() }
 
 // Info describes the session: model, mode, commands, agents, MCP servers.
-func (c *Client) Info() ClientInfo { return c.s.info() }
+func (c *Client) Info() ClientInfo { return infoOf(c.s.Info()) }
 
 // MCPServers returns the state of each MCP server of the session.
-func (c *Client) MCPServers() []MCPServerStatus { return c.s.mcpStatuses() }
+func (c *Client) MCPServers() []MCPServerStatus { return c.s.MCPStatuses() }
 
 // Send queues a prompt; it runs once the prompts before it have.
 func (c *Client) Send(prompt string) error { return c.SendPrompt(Prompt{Text: prompt}) }
@@ -139,7 +141,7 @@ func (c *Client) Inject(text string) (delivered bool, err error) {
 	if ended {
 		return false, ErrClientClosed
 	}
-	if c.s.engine.Inject([]llm.Block{llm.Text(text)}) {
+	if c.s.Inject([]llm.Block{llm.Text(text)}) {
 		return true, nil
 	}
 	return false, c.Send(text)
@@ -196,31 +198,33 @@ func ids(ps []Prompt) []string {
 
 // SetModel switches the model for the following requests ("" for the
 // default one) and returns the model id now in use.
-func (c *Client) SetModel(model string) string { return c.s.setModel(model) }
+func (c *Client) SetModel(model string) string { return c.s.SetModel(model) }
 
 // SetMaxThinkingTokens turns extended thinking on with this budget for the
 // following requests, or off with 0.
-func (c *Client) SetMaxThinkingTokens(n int) {
-	if n <= 0 {
-		c.s.engine.SetThinking(nil)
-		return
-	}
-	c.s.engine.SetThinking(&llm.Thinking{Type: "enabled", BudgetTokens: n})
-}
+func (c *Client) SetMaxThinkingTokens(n int) { c.s.SetMaxThinkingTokens(n) }
 
 // SetPermissionMode changes the permission mode for the calls decided from
 // now on, the running prompt's included.
-func (c *Client) SetPermissionMode(mode PermissionMode) error { return c.s.setPermissionMode(mode) }
+func (c *Client) SetPermissionMode(mode PermissionMode) error {
+	return c.s.SetPermissionMode(string(mode))
+}
 
 // RewindFiles puts the files that Edit, Write and NotebookEdit changed
 // back as they were before the prompt whose user message is messageID
 // (Prompt.ID, or the uuid in the transcript); dryRun only reports what
 // would change. It needs Options.FileCheckpointing.
 func (c *Client) RewindFiles(messageID string, dryRun bool) RewindResult {
-	if c.s.checkpoints == nil {
-		return RewindResult{Error: "file checkpointing is not enabled (Options.FileCheckpointing, or enableFileCheckpointing in the Agent SDK)"}
-	}
-	return c.s.checkpoints.rewind(messageID, dryRun)
+	return RewindResult(c.s.RewindFiles(messageID, dryRun))
+}
+
+// RewindResult says what RewindFiles did (or, for a dry run, would do).
+type RewindResult struct {
+	CanRewind    bool     `json:"canRewind"`
+	Error        string   `json:"error,omitempty"`
+	FilesChanged []string `json:"filesChanged,omitempty"`
+	Insertions   int      `json:"insertions"`
+	Deletions    int      `json:"deletions"`
 }
 
 // Messages yields the messages of every run, in order, until the queue is
@@ -307,7 +311,7 @@ func (c *Client) Close() error {
 		c.CloseSend()
 		c.stop()
 		<-c.done
-		c.s.close()
+		c.s.Close(c.ctx)
 	})
 	return nil
 }
@@ -344,12 +348,12 @@ func (c *Client) work() {
 			c.state(StateRunning)
 			idle = false
 		}
-		c.s.runPrompt(ctx, p, c.out)
+		runPrompt(ctx, c.s, p, c.out)
 		c.mu.Lock()
 		c.runCancel()
 		c.runCancel = nil
 		// What was injected too late to join the run comes next.
-		if late := c.s.engine.TakeUndelivered(); len(late) > 0 {
+		if late := c.s.TakeUndelivered(); len(late) > 0 {
 			c.queue = append([]Prompt{{Text: llm.TextOf(late)}}, c.queue...)
 		}
 		empty := len(c.queue) == 0

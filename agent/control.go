@@ -2,17 +2,9 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
-	"github.com/tackcode/tack/internal/hook"
-	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/protocol"
+	"github.com/tackcode/tack/internal/runtime"
 )
 
 // ClientInfo describes a running session to a host: what an Agent SDK's
@@ -52,9 +44,9 @@ type AgentInfo struct {
 // MCPServerStatus is the state of one MCP server of a session.
 type MCPServerStatus = protocol.MCPServerStatus
 
-// info describes the session.
-func (s *agentSession) info() ClientInfo {
-	init := s.initMessage().Init
+// infoOf is the runtime's description of a session, as ClientInfo.
+func infoOf(in runtime.Info) ClientInfo {
+	init := in.Init
 	out := ClientInfo{
 		SessionID:      init.SessionID,
 		Model:          init.Model,
@@ -64,94 +56,28 @@ func (s *agentSession) info() ClientInfo {
 		APIKeySource:   init.APIKeySource,
 		MCPServers:     init.MCPServers,
 	}
-	for _, name := range out.Commands {
-		ci := CommandInfo{Name: name}
-		if s.skills != nil {
-			if sk, ok := s.skills.Skill(name); ok {
-				ci.Description, ci.ArgumentHint = sk.ListingDescription(0), sk.ArgumentHint
-			}
-		}
-		out.CommandDetails = append(out.CommandDetails, ci)
+	for _, c := range in.Commands {
+		out.CommandDetails = append(out.CommandDetails, CommandInfo(c))
 	}
-	if s.subagents != nil {
-		for _, a := range s.subagents.infos() {
-			out.Agents = append(out.Agents, AgentInfo{Name: a.Name, Description: a.Description, Model: s.subagents.defs[a.Name].Model})
-		}
+	for _, a := range in.Agents {
+		out.Agents = append(out.Agents, AgentInfo(a))
 	}
 	return out
 }
 
-// setModel switches the model of the following requests; "" means the
-// default model.
-func (s *agentSession) setModel(name string) string {
-	m := s.catalog().Resolve(name, s.getenv)
-	s.engine.SetModel(m)
-	return m.ID
-}
-
-// setPermissionMode changes the mode of the calls checked from now on.
-func (s *agentSession) setPermissionMode(mode PermissionMode) error {
-	if mode == "" {
-		mode = PermissionDefault
-	}
-	if !mode.Valid() {
-		return fmt.Errorf("unknown permission mode %q (want default, acceptEdits, plan, bypassPermissions or dontAsk)", mode)
-	}
-	if mode == PermissionBypass && s.settings != nil && s.settings.Permissions.DisableBypassPermissionsMode {
-		return errors.New("bypassPermissions mode is disabled by the settings (permissions.disableBypassPermissionsMode)")
-	}
-	return s.checker.SetMode(permission.Mode(mode))
-}
-
 // SetName names the session: --resume NAME (and the SDK's listings) find
 // it by that name from now on.
-func (c *Client) SetName(name string) error {
-	s := c.s
-	if strings.TrimSpace(name) == "" {
-		return errors.New("set name: the name is empty")
-	}
-	s.metaMu.Lock()
-	s.opts.Name = name
-	s.metaMu.Unlock()
-	if s.recorder != nil {
-		if err := s.recorder.SetTitle(name); err != nil {
-			return fmt.Errorf("set name: %w", err)
-		}
-	}
-	return s.saveRecord(nil)
-}
+func (c *Client) SetName(name string) error { return c.s.SetName(name) }
 
 // AddDir adds a working directory for the rest of the session (as
 // --add-dir does); it is recorded, so a resume keeps it.
-func (c *Client) AddDir(dir string) error {
-	s := c.s
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(s.cwd, dir)
-	}
-	if fi, err := os.Stat(dir); err != nil {
-		return fmt.Errorf("add directory: %w", err)
-	} else if !fi.IsDir() {
-		return fmt.Errorf("add directory: %s is not a directory", dir)
-	}
-	if err := s.checker.AddDir(dir); err != nil {
-		return fmt.Errorf("add directory: %w", err)
-	}
-	s.metaMu.Lock()
-	s.opts.AddDirs = append(slices.Clone(s.opts.AddDirs), dir)
-	s.metaMu.Unlock()
-	return s.saveRecord(nil)
-}
+func (c *Client) AddDir(dir string) error { return c.s.AddDir(dir) }
 
 // Notify runs the Notification hooks, as a host does when the session
 // waits for its user ("idle_prompt" after a while at the prompt…), and
 // returns what they asked to show.
 func (c *Client) Notify(ctx context.Context, notificationType, title, message string) []string {
-	s := c.s
-	if !s.hooks.Has(hook.Notification) {
-		return nil
-	}
-	out := s.hooks.Run(ctx, &hook.NotificationInput{Base: s.hookBase(), NotificationType: notificationType, Title: title, Message: message})
-	return append(out.SystemMessages, out.Errors...)
+	return c.s.Notify(ctx, notificationType, title, message)
 }
 
 // ContextCategory is one part of what fills the context window.
@@ -173,32 +99,10 @@ type ContextUsage struct {
 // system prompt, the built-in and MCP tools, the memory files, and the
 // conversation.
 func (c *Client) ContextUsage() ContextUsage {
-	s := c.s
-	model := s.engine.Model()
-	est := func(n int) int { return (n + 3) / 4 }
-	var system int
-	for _, b := range s.system {
-		system += len(b.Text)
+	model, parts := c.s.ContextUsage()
+	out := ContextUsage{Model: model.ID, Window: model.ContextWindow}
+	for _, p := range parts {
+		out.Categories = append(out.Categories, ContextCategory(p))
 	}
-	var builtin, mcpTools int
-	for _, spec := range s.registry.Specs() {
-		b, _ := json.Marshal(spec)
-		if strings.HasPrefix(spec.Name, "mcp__") {
-			mcpTools += len(b)
-		} else {
-			builtin += len(b)
-		}
-	}
-	var memory int
-	if s.memory != nil {
-		for _, b := range s.memory.Blocks() {
-			memory += len(b.Text)
-		}
-	}
-	msgs, _ := json.Marshal(s.engine.Messages())
-	conversation := max(0, len(msgs)-memory)
-	return ContextUsage{Model: model.ID, Window: model.ContextWindow, Categories: []ContextCategory{
-		{"System prompt", est(system)}, {"Built-in tools", est(builtin)}, {"MCP tools", est(mcpTools)},
-		{"Memory files", est(memory)}, {"Conversation", est(conversation)},
-	}}
+	return out
 }

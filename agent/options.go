@@ -2,11 +2,11 @@ package agent
 
 import (
 	"context"
-
 	"encoding/json"
 	"log/slog"
 	"net/http"
 
+	"github.com/tackcode/tack/internal/runtime"
 	"github.com/tackcode/tack/internal/tool"
 )
 
@@ -211,6 +211,11 @@ type Options struct {
 	SessionStateMessages bool
 }
 
+// MaxStructuredOutputRetries is how many times a model that ends its turn
+// without giving the structured output (Options.JSONSchema) is reminded;
+// after that the result's subtype is error_max_structured_output_retries.
+const MaxStructuredOutputRetries = runtime.MaxStructuredRetries
+
 // CanUseTool decides a tool call that would need approval.
 type CanUseTool func(ctx context.Context, toolName string, input json.RawMessage, info ToolPermissionContext) (PermissionResult, error)
 
@@ -231,4 +236,56 @@ type PermissionResult struct {
 	// UpdatedPermissions, with Allow, change the session's permissions
 	// before the call runs ("always allow this").
 	UpdatedPermissions []PermissionUpdate
+}
+
+// config resolves the options into the runtime's configuration.
+func (o Options) config() (runtime.Config, error) {
+	mcpServers, err := mcpConfigJSON(o.MCPServers)
+	if err != nil {
+		return runtime.Config{}, err
+	}
+	inProcess, err := sdkServerConfigs(o.MCPServers)
+	if err != nil {
+		return runtime.Config{}, err
+	}
+	cfg := runtime.Config{
+		Launch: runtime.Launch{
+			Name: o.Name, Model: o.Model, FallbackModel: o.FallbackModel, PermissionMode: string(o.PermissionMode),
+			Settings: o.Settings, SettingSources: o.SettingSources, MCPConfig: o.MCPConfig, StrictMCPConfig: o.StrictMCPConfig,
+			AddDirs: o.AddDirs, Agent: o.Agent, AgentsJSON: o.AgentsJSON, PluginDirs: o.PluginDirs, Tools: o.Tools,
+			AllowedTools: o.AllowedTools, DisallowedTools: o.DisallowedTools, PermissionPromptTool: o.PermissionPromptTool,
+			MaxThinkingTokens: o.MaxThinkingTokens, SystemPrompt: o.SystemPrompt, AppendSystemPrompt: o.AppendSystemPrompt,
+		},
+		Cwd: o.Cwd, SessionID: o.SessionID,
+		Continue: o.Continue, Resume: o.Resume, ForkSession: o.ForkSession, ResumeSessionAt: o.ResumeSessionAt,
+		MaxTurns: o.MaxTurns, MaxBudgetUSD: o.MaxBudgetUSD, Betas: o.Betas, Untrusted: o.Untrusted,
+		Hooks: callbackHooks(o.Hooks), IncludeHookEvents: o.IncludeHookEvents,
+		Agents: agentDefs(o.Agents), JSONSchema: o.JSONSchema,
+		MCPServers: mcpServers, InProcessMCP: inProcess, Sandbox: o.Sandbox, FileCheckpointing: o.FileCheckpointing,
+		Approve:       o.CanUseTool.approve(),
+		OnElicitation: o.OnElicitation, OnMCPProgress: o.OnMCPProgress,
+		Notify: o.Notify, Logger: o.Logger, IncludePartialMessages: o.IncludePartialMessages,
+		NoSessionPersistence: o.NoSessionPersistence, Env: o.Env, HTTPClient: o.HTTPClient,
+		ExtraTools: o.extraTools, Entrypoint: o.Entrypoint,
+	}
+	return cfg, nil
+}
+
+// approve is the callback as the runtime asks it; nil for none.
+func (cb CanUseTool) approve() func(context.Context, runtime.ApprovalRequest) (runtime.Approval, error) {
+	if cb == nil {
+		return nil
+	}
+	return func(ctx context.Context, req runtime.ApprovalRequest) (runtime.Approval, error) {
+		res, err := cb(ctx, req.ToolName, req.Input, ToolPermissionContext{ToolUseID: req.ToolUseID, Reason: req.Reason})
+		return runtime.Approval{Allow: res.Allow, Message: res.Message, UpdatedInput: res.UpdatedInput,
+			UpdatedPermissions: permissionUpdates(res.UpdatedPermissions)}, err
+	}
+}
+
+// configOf is the runtime's configuration for the functions that look at a
+// folder without starting a session.
+func configOf(opts Options) runtime.Config {
+	return runtime.Config{Launch: runtime.Launch{Settings: opts.Settings, SettingSources: opts.SettingSources},
+		Cwd: opts.Cwd, Env: opts.Env, Untrusted: opts.Untrusted}
 }

@@ -1,12 +1,7 @@
 package agent
 
 import (
-	"errors"
-	"fmt"
-	"path/filepath"
-
-	"github.com/tackcode/tack/internal/config"
-	"github.com/tackcode/tack/internal/permission"
+	"github.com/tackcode/tack/internal/runtime"
 	"github.com/tackcode/tack/internal/sandbox"
 )
 
@@ -42,105 +37,27 @@ func (r PermissionRuleValue) String() string {
 	return r.ToolName + "(" + r.RuleContent + ")"
 }
 
-// applyPermissionUpdates applies ups in order; it stops at the first that
-// cannot apply.
-func (s *agentSession) applyPermissionUpdates(ups []PermissionUpdate) error {
-	for i, u := range ups {
-		if err := s.applyPermissionUpdate(u); err != nil {
-			return fmt.Errorf("permission update %d (%s): %w", i, u.Type, err)
-		}
-	}
-	return nil
-}
-
-func (s *agentSession) applyPermissionUpdate(u PermissionUpdate) error {
-	switch u.Type {
-	case "addRules":
-		var b permission.Behavior
-		switch u.Behavior {
-		case "allow":
-			b = permission.Allow
-		case "ask":
-			b = permission.Ask
-		case "deny":
-			b = permission.Deny
-		default:
-			return fmt.Errorf("behavior %q: want allow, ask or deny", u.Behavior)
-		}
-		rules := make([]permission.Rule, 0, len(u.Rules))
-		for _, rv := range u.Rules {
-			r, err := permission.ParseRule(rv.String())
-			if err != nil {
-				return err
-			}
-			r.Origin = "a permission update of the session"
-			rules = append(rules, r)
-		}
-		if err := s.checker.AddRules(b, rules...); err != nil {
-			return err
-		}
-		// A settings destination keeps the rules for later sessions too.
-		path, err := s.settingsFileOf(u.Destination)
-		if err != nil || path == "" {
-			return err
-		}
-		for _, rv := range u.Rules {
-			if _, err := config.AddPermissionRule(path, u.Behavior, rv.String()); err != nil {
-				return err
-			}
-		}
-		return nil
-	case "setMode":
-		return s.setPermissionMode(u.Mode)
-	case "addDirectories":
-		for _, d := range u.Directories {
-			if err := s.checker.AddDir(d); err != nil {
-				return err
-			}
-		}
-		return nil
-	case "":
-		return errors.New("no type")
-	}
-	return fmt.Errorf("unsupported type %q (tack applies addRules, setMode and addDirectories)", u.Type)
-}
-
 // UpdatePermissions changes the session's permissions for the rest of it.
 func (c *Client) UpdatePermissions(ups ...PermissionUpdate) error {
-	return c.s.applyPermissionUpdates(ups)
+	return c.s.ApplyPermissionUpdates(permissionUpdates(ups))
+}
+
+// permissionUpdates are ups as the runtime applies them.
+func permissionUpdates(ups []PermissionUpdate) []runtime.PermissionUpdate {
+	if ups == nil {
+		return nil
+	}
+	out := make([]runtime.PermissionUpdate, len(ups))
+	for i, u := range ups {
+		rules := make([]string, len(u.Rules))
+		for j, r := range u.Rules {
+			rules[j] = r.String()
+		}
+		out[i] = runtime.PermissionUpdate{Type: u.Type, Rules: rules, Behavior: u.Behavior, Destination: u.Destination,
+			Mode: string(u.Mode), Directories: u.Directories}
+	}
+	return out
 }
 
 // SandboxSettings is the settings' "sandbox" (Claude Code's keys).
 type SandboxSettings = sandbox.Settings
-
-// newSandbox makes the session's sandbox from the options or the settings;
-// nil when it is off. Its notice (a weaker backend, unix sockets allowed)
-// and the destinations its proxy refuses go to the session's notices.
-func newSandbox(opts Options, settings *config.Merged, checker *permission.Checker, getenv func(string) string) (*sandbox.Sandbox, error) {
-	s := opts.Sandbox
-	if s == nil {
-		parsed, err := sandbox.Parse(settings.Sandbox)
-		if err != nil {
-			return nil, err
-		}
-		s = &parsed
-	}
-	return sandbox.New(*s, sandbox.Options{Writable: checker.Dirs, Getenv: getenv,
-		Notify: func(msg string) { notify(opts, msg) }})
-}
-
-// settingsFileOf is the settings file of a permission update's
-// destination; "" for the session only.
-func (s *agentSession) settingsFileOf(destination string) (string, error) {
-	switch destination {
-	case "", "session", "cliArg":
-		return "", nil
-	case "localSettings":
-		return filepath.Join(s.cwd, ".claude", "settings.local.json"), nil
-	case "projectSettings":
-		return filepath.Join(s.cwd, ".claude", "settings.json"), nil
-	case "userSettings":
-		return filepath.Join(config.DefaultConfigDir(s.getenv), "settings.json"), nil
-	}
-	return "", fmt.Errorf("unknown destination %q (want session, localSettings, projectSettings or userSettings)", destination)
-}

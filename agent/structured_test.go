@@ -52,7 +52,7 @@ func TestStructuredOutputIsValidatedAndReturned(t *testing.T) {
 
 func TestStructuredOutputGivesUp(t *testing.T) {
 	var turns []llmtest.Turn
-	for range maxStructuredRetries + 1 {
+	for range MaxStructuredOutputRetries + 1 {
 		turns = append(turns, llmtest.Turn{Content: []llm.Block{llmtest.Text("prose only")}})
 	}
 	srv := llmtest.Start(t, llmtest.Options{Turns: turns})
@@ -60,7 +60,7 @@ func TestStructuredOutputGivesUp(t *testing.T) {
 	opts.JSONSchema = json.RawMessage(citySchema)
 	msgs := collect(t, context.Background(), "which city?", opts)
 	r := msgs[len(msgs)-1].(*ResultMessage)
-	if !r.IsError || r.Subtype != "error_max_structured_output_retries" || len(srv.Requests()) != maxStructuredRetries+1 {
+	if !r.IsError || r.Subtype != "error_max_structured_output_retries" || len(srv.Requests()) != MaxStructuredOutputRetries+1 {
 		t.Errorf("result %+v after %d requests", r, len(srv.Requests()))
 	}
 }

@@ -2,14 +2,8 @@ package agent
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
-	"github.com/tackcode/tack/internal/config"
-	"github.com/tackcode/tack/internal/extension"
-	"github.com/tackcode/tack/internal/mcp/mcpconfig"
+	"github.com/tackcode/tack/internal/runtime"
 )
 
 // Workspace trust. A folder can bring code that tack would run for the
@@ -47,45 +41,8 @@ type Workspace struct {
 // brings. It runs nothing. A malformed settings file of the folder, or a
 // malformed ~/.claude.json, is an error naming its file, line and column.
 func CheckWorkspace(opts Options) (Workspace, error) {
-	cwd, err := workingDir(opts.Cwd)
-	if err != nil {
-		return Workspace{}, err
-	}
-	getenv := optionsEnv(opts)
-	distrusted := opts
-	distrusted.Untrusted = true
-	settings, err := loadSettings(distrusted, cwd, getenv)
-	if err != nil {
-		return Workspace{}, err
-	}
-	return checkWorkspace(opts, cwd, getenv, settings.Ignored)
-}
-
-// checkWorkspace is CheckWorkspace for a folder whose left-out settings are
-// known: ignored, from settings loaded untrusted.
-func checkWorkspace(opts Options, cwd string, getenv func(string) string, ignored []config.Item) (Workspace, error) {
-	ws, err := inspectFolder(opts, cwd, getenv, ignored)
-	if err != nil {
-		return ws, err
-	}
-	if ws.ConfigFile, err = config.ClaudeJSONPath(getenv); err != nil {
-		return ws, err
-	}
-	if ws.TrustedBy, err = config.TrustedBy(ws.ConfigFile, cwd, len(ws.Brings) > 0); err != nil {
-		return ws, err
-	}
-	ws.Trusted = ws.TrustedBy != ""
-	return ws, nil
-}
-
-// inspectFolder fills in the folder's Dir and Brings, without reading the
-// trust record.
-func inspectFolder(opts Options, cwd string, getenv func(string) string, ignored []config.Item) (Workspace, error) {
-	dir, err := config.TrustKey(cwd)
-	if err != nil {
-		return Workspace{}, err
-	}
-	return Workspace{Dir: dir, Brings: folderCode(opts, cwd, homeDir(getenv), ignored)}, nil
+	ws, err := runtime.CheckWorkspace(configOf(opts))
+	return Workspace(ws), err
 }
 
 // TrustWorkspace records that the user trusts the folder a session with
@@ -93,15 +50,8 @@ func inspectFolder(opts Options, cwd string, getenv func(string) string, ignored
 // projects[Dir].hasTrustDialogAccepted in ~/.claude.json becomes true,
 // every other byte of the file kept. It returns the folder as now trusted.
 func TrustWorkspace(opts Options) (Workspace, error) {
-	ws, err := CheckWorkspace(opts)
-	if err != nil {
-		return ws, err
-	}
-	if err := config.Trust(ws.ConfigFile, ws.Dir); err != nil {
-		return ws, err
-	}
-	ws.Trusted, ws.TrustedBy = true, ws.Dir
-	return ws, nil
+	ws, err := runtime.TrustWorkspace(configOf(opts))
+	return Workspace(ws), err
 }
 
 // UntrustedWorkspaceError is what Query and NewClient return when the
@@ -118,164 +68,4 @@ type UntrustedWorkspaceError struct {
 func (e *UntrustedWorkspaceError) Error() string {
 	return fmt.Sprintf("%s is not a trusted folder, and requireWorkspaceTrust (%s) forbids running in one: trust it first with `tack trust %s`",
 		e.Dir, e.Setting, e.Dir)
-}
-
-// optionsEnv reads the process environment with opts.Env over it: what
-// locates tack's own files. The settings' env never does.
-func optionsEnv(opts Options) func(string) string {
-	return func(k string) string {
-		if v, ok := opts.Env[k]; ok {
-			return v
-		}
-		return os.Getenv(k)
-	}
-}
-
-// folderCode lists what the folder cwd brings that an untrusted session
-// leaves off: the settings keys left out (ignored), the project's MCP
-// servers, and the skills, commands and agents whose commands, hooks and
-// servers would run. Only files are looked at.
-func folderCode(opts Options, cwd, home string, ignored []config.Item) []string {
-	var out []string
-	byFile := map[string][]string{}
-	var files []string
-	for _, it := range ignored {
-		if _, seen := byFile[it.Source.Path]; !seen {
-			files = append(files, it.Source.Path)
-		}
-		byFile[it.Source.Path] = append(byFile[it.Source.Path], it.Text)
-	}
-	for _, f := range files {
-		out = append(out, fmt.Sprintf("%s (%s)", strings.Join(byFile[f], ", "), relTo(cwd, f)))
-	}
-	if scopes, err := settingScopes(opts); err == nil && (scopes == nil || slices.Contains(scopes, config.ScopeProject)) {
-		mcpJSON := mcpconfig.Files{ProjectDir: cwd}.MCPJSON()
-		if info, err := os.Stat(mcpJSON); err == nil && info.Size() > 0 {
-			out = append(out, fmt.Sprintf("MCP servers (%s)", relTo(cwd, mcpJSON)))
-		}
-		var dirs []string
-		for _, d := range extension.ProjectDirs(cwd, home) {
-			for _, kind := range []string{"skills", "commands", "agents"} {
-				if info, err := os.Stat(filepath.Join(d, kind)); err == nil && info.IsDir() {
-					dirs = append(dirs, relTo(cwd, filepath.Join(d, kind)))
-				}
-			}
-		}
-		if len(dirs) > 0 {
-			out = append(out, fmt.Sprintf("the shell commands, hooks and MCP servers of skills, commands and agents (%s)", strings.Join(dirs, ", ")))
-		}
-	}
-	return out
-}
-
-// relTo is path relative to dir when it is inside it.
-func relTo(dir, path string) string {
-	if rel, err := filepath.Rel(dir, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return path
-}
-
-// workspaceTrust is a session's decision about the folder's own code,
-// taken once in newSession from Options.Untrusted (and, for
-// requireWorkspaceTrust, the trust record); every step that loads
-// project-scoped code asks it. See Options.Untrusted for what is off.
-type workspaceTrust struct {
-	untrusted bool
-	// brings is what is off, for the notice; dir the folder.
-	brings []string
-	dir    string
-}
-
-// decideTrust takes the session's trust decision. settings were loaded
-// with opts.Untrusted; a session that is not untrusted is refused when
-// they require trust and the folder is not trusted.
-func decideTrust(opts Options, cwd string, getenv func(string) string, settings *config.Merged) (workspaceTrust, error) {
-	if opts.Untrusted {
-		ws, err := inspectFolder(opts, cwd, getenv, settings.Ignored)
-		if err != nil {
-			return workspaceTrust{}, err
-		}
-		return workspaceTrust{untrusted: true, brings: ws.Brings, dir: ws.Dir}, nil
-	}
-	if !settings.RequireWorkspaceTrust {
-		return workspaceTrust{}, nil // trust is implied, as in Claude Code's print mode
-	}
-	ws, err := CheckWorkspace(opts)
-	if err != nil {
-		return workspaceTrust{}, err
-	}
-	if !ws.Trusted {
-		src, _ := settings.Origin("requireWorkspaceTrust")
-		return workspaceTrust{}, &UntrustedWorkspaceError{Dir: ws.Dir, Setting: src.String()}
-	}
-	return workspaceTrust{}, nil
-}
-
-// notice is the one message that tells the user what is off and how to
-// turn it on; "" when nothing is.
-func (w workspaceTrust) notice() string {
-	if !w.untrusted || len(w.brings) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%s is not a trusted folder, so what it brings is off: %s. Its CLAUDE.md, skills, commands and agents still load as text. "+
-		"To turn the rest on, trust the folder (answer yes when tack asks, or run `tack trust %s`) and start again.",
-		w.dir, strings.Join(w.brings, "; "), w.dir)
-}
-
-// untrustedReason is why the folder's own code does not run.
-const untrustedReason = "the folder is not trusted"
-
-// mcpScopes are the MCP configuration scopes read: without trust, not the
-// project's .mcp.json (nil: all).
-func (w workspaceTrust) mcpScopes() []mcpconfig.Scope {
-	if !w.untrusted {
-		return nil
-	}
-	return []mcpconfig.Scope{mcpconfig.ScopeLocal, mcpconfig.ScopeUser}
-}
-
-// skills are the session's skills and commands: without trust, the
-// project's lose their hooks and allowed-tools (their injections are
-// refused by skillGuard).
-func (w workspaceTrust) skills(all []*extension.Skill) []*extension.Skill {
-	if !w.untrusted {
-		return all
-	}
-	out := make([]*extension.Skill, len(all))
-	for i, sk := range all {
-		if sk.Source.Scope == extension.ScopeProject {
-			c := *sk
-			c.Hooks, c.AllowedTools = nil, nil
-			sk = &c
-		}
-		out[i] = sk
-	}
-	return out
-}
-
-// skillGuard refuses the injections of the project's skills without trust
-// (skill.Options.Untrusted); nil with trust.
-func (w workspaceTrust) skillGuard() func(*extension.Skill) string {
-	if !w.untrusted {
-		return nil
-	}
-	return func(sk *extension.Skill) string {
-		if sk.Source.Scope == extension.ScopeProject {
-			return untrustedReason
-		}
-		return ""
-	}
-}
-
-// agent is a subagent definition as the session may use it: without
-// trust, a project agent keeps its prompt, tools and model but loses its
-// hooks, its inline MCP servers and its permission mode.
-func (w workspaceTrust) agent(a *extension.Agent, d AgentDefinition) AgentDefinition {
-	if !w.untrusted || a.Source.Scope != extension.ScopeProject {
-		return d
-	}
-	d.fileHooks, d.mcpDefs, d.PermissionMode = nil, nil, ""
-	d.MCPServers = slices.Clone(a.MCPServerNames)
-	return d
 }

@@ -41,9 +41,10 @@ type Config struct {
 	// files, reminders); they sit in the cached prefix.
 	Context []llm.Block
 	Tools   *tool.Registry
-	// ToolSpecs, when set, is the tools array sent instead of the
-	// registry's (a resumed session re-sends its original bytes); the
-	// registry still validates and runs the calls.
+	// ToolSpecs, when set, is a resumed session's recorded tools array,
+	// sent instead of the registry's while it offers exactly the same tools
+	// (so the original bytes keep the prompt cache); the registry still
+	// validates and runs the calls.
 	ToolSpecs []llm.ToolSpec
 	Env       *tool.Env
 	// Gate decides whether each tool call may run. Nil allows everything.
@@ -117,7 +118,8 @@ type Session struct {
 	current       *tally      // the run in progress, if any
 	injected      []llm.Block // user content injected into the running prompt
 	thinking      *llm.Thinking
-	undelivered   []llm.Block // injected content whose run ended first
+	undelivered   []llm.Block    // injected content whose run ended first
+	sentTools     []llm.ToolSpec // the tools array of the latest request
 	loops         *loopDetector
 }
 
@@ -192,6 +194,14 @@ func (s *Session) SetThinking(t *llm.Thinking) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.thinking = t
+}
+
+// Thinking returns the extended thinking of the following requests (nil:
+// off).
+func (s *Session) Thinking() *llm.Thinking {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.thinking
 }
 
 // SetModel switches the model for the following requests.

@@ -27,6 +27,7 @@ func (s *Session) buildRequest() *llm.Request {
 		Tools:     s.toolSpecs(),
 		UserID:    s.cfg.UserID,
 	}
+	s.sentTools = req.Tools
 	req.Betas = append(req.Betas, s.cfg.Betas...)
 	for _, t := range req.Tools {
 		if t.DeferLoading && !slices.Contains(req.Betas, ToolSearchBeta) {
@@ -74,10 +75,41 @@ func markLast(m *llm.Message, cc *llm.CacheControl) {
 	}
 }
 
-// toolSpecs is the tools array of a request.
+// toolSpecs is the tools array of a request: the registry's, as it is at
+// this request (MCP servers join, tools get deferred). A resumed session's
+// recorded array (Config.ToolSpecs) is sent instead while it offers exactly
+// the same tools, so that its bytes — and the prompt cache — stay as they
+// were.
 func (s *Session) toolSpecs() []llm.ToolSpec {
-	if s.cfg.ToolSpecs != nil {
+	now := s.cfg.Tools.Specs()
+	if s.cfg.ToolSpecs != nil && sameTools(s.cfg.ToolSpecs, now) {
 		return s.cfg.ToolSpecs
 	}
-	return s.cfg.Tools.Specs()
+	return now
+}
+
+// sameTools reports whether a recorded tools array offers exactly the tools
+// offered now, deferred alike.
+func sameTools(recorded, now []llm.ToolSpec) bool {
+	if len(recorded) != len(now) {
+		return false
+	}
+	deferred := make(map[string]bool, len(now))
+	for _, t := range now {
+		deferred[t.Name] = t.DeferLoading
+	}
+	for _, t := range recorded {
+		if d, ok := deferred[t.Name]; !ok || d != t.DeferLoading {
+			return false
+		}
+	}
+	return true
+}
+
+// SentTools is the tools array of the latest request (nil before the
+// first): what a resumed session re-sends to keep the prompt cache.
+func (s *Session) SentTools() []llm.ToolSpec {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sentTools
 }

@@ -154,6 +154,38 @@ func compile(cfg Config) (map[Event][]entry, error) {
 	return out, errors.Join(errs...)
 }
 
+// admit is cfg without the handlers o.Admit refuses, whose sources it
+// reports to o.Skipped (each once, in configuration order).
+func (o Options) admit(cfg Config) Config {
+	if o.Admit == nil {
+		return cfg
+	}
+	out := Config{}
+	var skipped []string
+	for _, ev := range slices.Sorted(maps.Keys(cfg)) {
+		for _, g := range cfg[ev] {
+			kept := Matcher{Matcher: g.Matcher}
+			for _, h := range g.Hooks {
+				if o.Admit(h) {
+					kept.Hooks = append(kept.Hooks, h)
+				} else if !slices.Contains(skipped, h.Source) {
+					skipped = append(skipped, h.Source)
+				}
+			}
+			if len(kept.Hooks) > 0 || len(g.Hooks) == 0 {
+				out[ev] = append(out[ev], kept)
+			}
+		}
+	}
+	if len(skipped) == 0 {
+		return cfg // positions (for once and messages) as configured
+	}
+	if o.Skipped != nil {
+		o.Skipped(skipped)
+	}
+	return out
+}
+
 func sourceNote(h Handler) string {
 	if h.Source == "" {
 		return ""

@@ -66,6 +66,12 @@ type Options struct {
 	// DefaultTimeout replaces DefaultTimeout for handlers without a timeout
 	// (prompt hooks keep DefaultPromptTimeout).
 	DefaultTimeout time.Duration
+	// Admit, when set, decides which handlers of a configuration given to
+	// New or Add are kept: a session's hook guards (disableAllHooks,
+	// allowManagedHooksOnly), applied alike to every hook whatever brought
+	// it. Skipped is then told the Source of the handlers it left out.
+	Admit   func(Handler) bool
+	Skipped func(sources []string)
 }
 
 // AgentRunner runs "agent" hooks: a subagent with tools that checks the
@@ -120,7 +126,7 @@ type Runner struct {
 // or matcher is reported in the error (tack fails loudly where Claude Code
 // silently drops a hook); no Runner is returned then.
 func New(opts Options) (*Runner, error) {
-	entries, err := compile(opts.Hooks)
+	entries, err := compile(opts.admit(opts.Hooks))
 	if err != nil {
 		return nil, fmt.Errorf("hook configuration: %w", err)
 	}
@@ -194,7 +200,7 @@ func (r *Runner) Has(ev Event) bool {
 // once it has been invoked. They run after the ones already configured. An
 // invalid handler is reported and nothing is added.
 func (r *Runner) Add(cfg Config) error {
-	entries, err := compile(cfg)
+	entries, err := compile(r.opts.admit(cfg))
 	if err != nil {
 		return fmt.Errorf("hook configuration: %w", err)
 	}

@@ -117,7 +117,9 @@ func (p Prefix) SystemBlocks() ([]llm.Block, error) {
 	return blocks, nil
 }
 
-// ToolSpecs returns the tools array as raw specs, which encode verbatim.
+// ToolSpecs returns the tools array as raw specs, which encode verbatim
+// (with their names and whether they are deferred, to compare them with
+// the tools offered now).
 func (p Prefix) ToolSpecs() ([]llm.ToolSpec, error) {
 	var raws []json.RawMessage
 	if err := json.Unmarshal(p.Tools, &raws); err != nil {
@@ -126,12 +128,13 @@ func (p Prefix) ToolSpecs() ([]llm.ToolSpec, error) {
 	specs := make([]llm.ToolSpec, len(raws))
 	for i, r := range raws {
 		var head struct {
-			Name string `json:"name"`
+			Name         string `json:"name"`
+			DeferLoading bool   `json:"defer_loading"`
 		}
 		if err := json.Unmarshal(r, &head); err != nil {
 			return nil, fmt.Errorf("prefix tool %d: %w", i, err)
 		}
-		specs[i] = llm.ToolSpec{Name: head.Name, Raw: r}
+		specs[i] = llm.ToolSpec{Name: head.Name, DeferLoading: head.DeferLoading, Raw: r}
 	}
 	return specs, nil
 }

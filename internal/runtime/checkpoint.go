@@ -1,4 +1,4 @@
-package agent
+package runtime
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"github.com/tackcode/tack/internal/tool"
 )
 
-// File checkpoints: with Options.FileCheckpointing (or
+// File checkpoints: with Config.FileCheckpointing (or
 // CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING, which the Agent SDK sets for
 // enableFileCheckpointing), the first time a prompt's Edit, Write or
 // NotebookEdit touches a file, the file as it was is kept, so that

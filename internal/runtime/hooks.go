@@ -1,0 +1,207 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/tackcode/tack/internal/config"
+	"github.com/tackcode/tack/internal/engine"
+	"github.com/tackcode/tack/internal/extension"
+	"github.com/tackcode/tack/internal/hook"
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/permission"
+	"github.com/tackcode/tack/internal/tool"
+)
+
+// configureHooks makes the thread's hook runner. The main thread's runs the
+// settings' hooks, the caller's callbacks and the plugins' hooks (skills
+// add theirs when invoked); a subagent with hooks of its own runs those
+// beside the session's, in a runner of its own, and shares the main
+// thread's otherwise. Every runner is built from the session's hook
+// options, so the settings' hook guards (hookGuard) hold for every hook
+// whatever brought it.
+func (t *thread) configureHooks(context.Context) error {
+	s := t.s
+	if t.parent == nil {
+		s.hookLog = &engine.HookLog{}
+		s.hookOpts = s.hookOptions(t.env)
+		r, err := hook.New(s.hookOpts)
+		if err != nil {
+			return err
+		}
+		t.hooks, t.ownHooks = r, true
+		return nil
+	}
+	cfg := agentHooks(s.hookOpts.Hooks, *t.spec.def)
+	if cfg == nil {
+		t.hooks = t.parent.hooks
+		return nil
+	}
+	o := s.hookOpts
+	o.Hooks = cfg
+	r, err := hook.New(o)
+	if err != nil {
+		return fmt.Errorf("hooks of agent %s: %w", t.spec.agentType, err)
+	}
+	t.hooks, t.ownHooks = r, true
+	return nil
+}
+
+// hookOptions are what every hook runner of the session is built from; env
+// is the main thread's.
+func (s *Session) hookOptions(env *tool.Env) hook.Options {
+	cfg := settingsHooks(s.settings)
+	for _, more := range []hook.Config{s.cfg.Hooks, s.ext.Hooks()} {
+		for ev, ms := range more {
+			cfg[ev] = append(cfg[ev], ms...)
+		}
+	}
+	guard := newHookGuard(s.settings, s.ext, s.agents)
+	return hook.Options{
+		Hooks: cfg,
+		Settings: hook.Settings{Env: s.settings.Env, AllowedHTTPHookURLs: optionalTexts(s.settings.AllowedHTTPHookURLs),
+			HTTPHookAllowedEnvVars: optionalTexts(s.settings.HTTPHookAllowedEnvVars)},
+		ProjectDir: s.cwd,
+		Env:        append(os.Environ(), envList(s.cfg.Env)...),
+		IfMatcher: func(rule, toolName string, input json.RawMessage) (bool, error) {
+			return permission.MatchRule(rule, permission.Call{Tool: toolName, Input: input, Cwd: env.Cwd()}, s.cwd)
+		},
+		// Through env, whose provider the engine meters: what prompt hooks
+		// spend is counted with the rest.
+		Provider:   envProvider{env},
+		SmallModel: s.small,
+		Observer:   s.hookLog.Observe,
+		Admit:      guard.admit,
+		Skipped:    guard.skipped(s.notify),
+	}
+}
+
+// settingsHooks turns the settings' hooks into the runner's configuration.
+func settingsHooks(m *config.Merged) hook.Config {
+	cfg := hook.Config{}
+	for event, matchers := range m.Hooks {
+		for _, hm := range matchers {
+			out := hook.Matcher{Matcher: hm.Matcher}
+			for _, h := range hm.Hooks {
+				out.Hooks = append(out.Hooks, hook.Handler{
+					Type: h.Type, Command: h.Command, Timeout: h.Timeout.Seconds(), StatusMessage: h.StatusMessage,
+					Once: h.Once, Async: h.Async, If: h.If, URL: h.URL, Headers: h.Headers, AllowedEnvVars: h.AllowedEnvVars,
+					Prompt: h.Prompt, Model: h.Model, Server: h.Server, Tool: h.Tool, Input: h.Input,
+					// Identical hooks of one scope run once; the scope, not
+					// the file position, keys that.
+					Source: string(hm.Source.Scope),
+				})
+			}
+			cfg[hook.Event(event)] = append(cfg[hook.Event(event)], out)
+		}
+	}
+	return cfg
+}
+
+// agentHooks is the hook configuration of a subagent: the session's, plus
+// the agent's own, whose Stop hooks fire as SubagentStop (the agent's
+// stop), as in Claude Code. Nil when the agent has none.
+func agentHooks(session hook.Config, def AgentDef) hook.Config {
+	if len(def.Hooks) == 0 {
+		return nil
+	}
+	cfg := hook.Config{}
+	for ev, ms := range session {
+		cfg[ev] = slices.Clone(ms)
+	}
+	for ev, ms := range def.Hooks {
+		if ev == hook.Stop {
+			ev = hook.SubagentStop
+		}
+		cfg[ev] = append(cfg[ev], ms...)
+	}
+	return cfg
+}
+
+// hookGuard applies the settings' disableAllHooks and allowManagedHooksOnly
+// to every hook from files — the settings', the plugins', the skills' and
+// the agents' — as the runners admit them: disableAllHooks in the managed
+// settings stops them all; set elsewhere, or with allowManagedHooksOnly,
+// only managed ones run (the managed settings', and those of the skills and
+// agents of the administrator's directory). The caller's callbacks are code
+// the program gave, not files a folder brings: they keep running.
+type hookGuard struct {
+	off, managedOnly bool
+	// setting names the key that decided, with the file that set it.
+	setting string
+	// managed are the sources (Handler.Source) of managed hooks beyond the
+	// managed settings'.
+	managed map[string]bool
+
+	mu       sync.Mutex
+	reported map[string]bool
+}
+
+func newHookGuard(m *config.Merged, ext *extension.Set, agents map[string]AgentDef) *hookGuard {
+	g := &hookGuard{managed: map[string]bool{}, reported: map[string]bool{}}
+	switch {
+	case m.DisableAllHooks != nil && *m.DisableAllHooks:
+		src, _ := m.Origin("disableAllHooks")
+		g.setting = "disableAllHooks (" + src.String() + ")"
+		// Only an administrator can switch off an administrator's hooks.
+		g.off, g.managedOnly = src.Scope == config.ScopeManaged, src.Scope != config.ScopeManaged
+	case m.AllowManagedHooksOnly != nil && *m.AllowManagedHooksOnly:
+		src, _ := m.Origin("allowManagedHooksOnly")
+		g.setting, g.managedOnly = "allowManagedHooksOnly ("+src.String()+")", true
+	}
+	for _, sk := range ext.Skills() {
+		if sk.Source.Scope == extension.ScopeManaged {
+			g.managed["skill:"+sk.Name] = true
+		}
+	}
+	for name, d := range agents {
+		if d.managed {
+			g.managed["agent:"+name] = true
+		}
+	}
+	return g
+}
+
+// admit reports whether a handler runs (hook.Options.Admit).
+func (g *hookGuard) admit(h hook.Handler) bool {
+	switch {
+	case h.Type == hook.TypeCallback:
+		return true
+	case g.off:
+		return false
+	case g.managedOnly:
+		return h.Source == string(config.ScopeManaged) || g.managed[h.Source]
+	}
+	return true
+}
+
+// skipped tells the user, once per source, whose hooks the guard kept from
+// running (hook.Options.Skipped).
+func (g *hookGuard) skipped(notify func(string)) func([]string) {
+	return func(sources []string) {
+		g.mu.Lock()
+		var fresh []string
+		for _, src := range sources {
+			if !g.reported[src] {
+				g.reported[src] = true
+				fresh = append(fresh, src)
+			}
+		}
+		g.mu.Unlock()
+		if len(fresh) > 0 {
+			notify(fmt.Sprintf("hooks: %s is set, so the hooks of %s do not run", g.setting, strings.Join(fresh, ", ")))
+		}
+	}
+}
+
+// envProvider calls the model through the session's tool environment.
+type envProvider struct{ env *tool.Env }
+
+func (p envProvider) Stream(ctx context.Context, req *llm.Request, obs llm.Observer) (*llm.Response, error) {
+	return p.env.Model.Provider.Stream(ctx, req, obs)
+}

@@ -1,0 +1,237 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/tackcode/tack/internal/session"
+)
+
+// resolveOptions is the first step: the working directory, the session id,
+// and — for a continued, resumed or forked session — the stored session,
+// whose recorded launch options fill in what this launch leaves unset.
+func (s *Session) resolveOptions(context.Context) error {
+	cwd, err := WorkingDir(s.cfg.Cwd)
+	if err != nil {
+		return err
+	}
+	if s.cfg.SessionID != "" {
+		if _, err := uuid.Parse(s.cfg.SessionID); err != nil {
+			return fmt.Errorf("session id %q is not a UUID", s.cfg.SessionID)
+		}
+	}
+	s.cwd = cwd
+	processEnv := OptionsEnv(s.cfg.Env)
+	projectDir := session.ProjectDir(session.ConfigDir(processEnv), cwd, processEnv)
+	if s.resumed, s.cfg, err = findResumed(s.cfg, projectDir); err != nil {
+		return err
+	}
+	if s.resumed != nil && s.resumed.workflow != nil {
+		s.costBase = s.resumed.workflow.CostUSD
+	}
+	if !s.cfg.NoSessionPersistence {
+		s.projectDir = projectDir
+	}
+	s.sessionID = s.cfg.SessionID
+	if s.sessionID == "" {
+		s.sessionID = uuid.NewString()
+	}
+	return nil
+}
+
+// resumed is what a continued, resumed or forked session brings back.
+type resumed struct {
+	// id is the session the new turns are written to: the original, or
+	// the fork's new id.
+	id         string
+	transcript *session.Transcript
+	workflow   *session.Workflow
+	prefix     *session.Prefix
+}
+
+// findResumed locates the session cfg asks to continue, resume or fork,
+// loads it, and returns cfg with the launch options the session recorded
+// filled in wherever this launch gives none (a flag given now wins).
+func findResumed(cfg Config, projectDir string) (*resumed, Config, error) {
+	if !cfg.Continue && cfg.Resume == "" {
+		if cfg.ForkSession || cfg.ResumeSessionAt != "" {
+			return nil, cfg, errors.New("--fork-session and --resume-session-at need --resume or --continue")
+		}
+		return nil, cfg, nil
+	}
+	info, err := findStored(cfg, projectDir)
+	if err != nil {
+		return nil, cfg, err
+	}
+	r := &resumed{id: info.ID}
+	if r.workflow, err = session.LoadWorkflow(projectDir, info.ID); err != nil && !errors.Is(err, session.ErrNotFound) {
+		return nil, cfg, err
+	}
+	if r.prefix, err = session.LoadPrefix(projectDir, info.ID); err != nil && !errors.Is(err, session.ErrNotFound) {
+		return nil, cfg, err
+	}
+	if cfg.ForkSession {
+		newID := cfg.SessionID
+		if newID == "" {
+			newID = uuid.NewString()
+		}
+		r.transcript, err = session.Fork(projectDir, info.ID, newID, cfg.ResumeSessionAt)
+		r.id = newID
+	} else {
+		if cfg.SessionID != "" && cfg.SessionID != info.ID {
+			return nil, cfg, fmt.Errorf("--session-id %s differs from the resumed session %s (add --fork-session to continue under a new id)", cfg.SessionID, info.ID)
+		}
+		r.transcript, err = session.LoadSession(projectDir, info.ID)
+		if err == nil && cfg.ResumeSessionAt != "" {
+			r.transcript, err = r.transcript.At(cfg.ResumeSessionAt)
+		}
+	}
+	if err != nil {
+		return nil, cfg, err
+	}
+	cfg.SessionID = r.id
+	if r.workflow != nil {
+		cfg.Launch = restoreLaunch(cfg.Launch, *r.workflow)
+	}
+	return r, cfg, nil
+}
+
+// findStored is the stored session cfg names (Resume) or the latest one
+// (Continue).
+func findStored(cfg Config, projectDir string) (session.Info, error) {
+	var info session.Info
+	var err error
+	if cfg.Resume != "" {
+		info, err = session.Resolve(projectDir, cfg.Resume)
+	} else {
+		info, err = session.Latest(projectDir)
+	}
+	switch {
+	case errors.Is(err, session.ErrNotFound) && cfg.Resume != "":
+		return info, fmt.Errorf("no session %q in this project (tack sessions lists them)", cfg.Resume)
+	case errors.Is(err, session.ErrNotFound):
+		return info, errors.New("no session to continue in this project")
+	}
+	return info, err
+}
+
+// restoreLaunch fills the options this launch leaves unset with the values
+// the session was launched with.
+func restoreLaunch(o Launch, w session.Workflow) Launch {
+	fill(&o.Model, w.Model)
+	fill(&o.FallbackModel, w.FallbackModel)
+	fill(&o.PermissionMode, w.PermissionMode)
+	fill(&o.Settings, w.Settings)
+	fillNil(&o.SettingSources, w.SettingSources)
+	fillNil(&o.MCPConfig, w.MCPConfig)
+	fill(&o.StrictMCPConfig, w.StrictMCPConfig)
+	fillNil(&o.AddDirs, w.AddDirs)
+	fill(&o.Agent, w.Agent)
+	fillNil(&o.PluginDirs, w.PluginDirs)
+	fill(&o.AgentsJSON, w.Agents)
+	fillNil(&o.Tools, w.Tools)
+	fillNil(&o.AllowedTools, w.AllowedTools)
+	fillNil(&o.DisallowedTools, w.DisallowedTools)
+	fill(&o.PermissionPromptTool, w.PermissionPromptTool)
+	fill(&o.MaxThinkingTokens, w.MaxThinkingTokens)
+	fill(&o.SystemPrompt, w.SystemPrompt)
+	fill(&o.AppendSystemPrompt, w.AppendSystemPrompt)
+	fill(&o.Name, w.Name)
+	return o
+}
+
+// fill sets *dst to v when it holds the zero value.
+func fill[T comparable](dst *T, v T) {
+	var zero T
+	if *dst == zero {
+		*dst = v
+	}
+}
+
+// fillNil sets a nil *dst to v (an empty list given now stays empty).
+func fillNil[T any](dst *[]T, v []T) {
+	if *dst == nil {
+		*dst = v
+	}
+}
+
+// WorkingDir is dir made absolute ("" for the process's), checked to be a
+// directory.
+func WorkingDir(dir string) (string, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("working directory: %w", err)
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("working directory %s: %w", dir, err)
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("working directory: %w", err)
+	}
+	if !info.IsDir() {
+		return "", fmt.Errorf("working directory %s is not a directory", abs)
+	}
+	return abs, nil
+}
+
+// OptionsEnv reads the process environment with env over it: what locates
+// tack's own files. The settings' env never does.
+func OptionsEnv(env map[string]string) func(string) string {
+	return func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	}
+}
+
+// ProjectDir is the folder holding the stored sessions of cwd ("" for the
+// process's working directory), with env over the process environment.
+func ProjectDir(cwd string, env map[string]string) (string, error) {
+	cwd, err := WorkingDir(cwd)
+	if err != nil {
+		return "", err
+	}
+	getenv := OptionsEnv(env)
+	return session.ProjectDir(session.ConfigDir(getenv), cwd, getenv), nil
+}
+
+func notify(cfg Config, msg string) {
+	if strings.TrimSpace(msg) == "" {
+		return
+	}
+	if cfg.Logger != nil {
+		cfg.Logger.Warn(msg)
+	}
+	if cfg.Notify != nil {
+		cfg.Notify(msg)
+	}
+}
+
+func envList(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,42 @@
+package runtime
+
+import (
+	"context"
+	"time"
+
+	"github.com/tackcode/tack/internal/prompt"
+)
+
+// buildPrompt assembles the thread's system prompt. The main thread's is
+// tack's (or the options' replacement, or its agent's prompt) with the
+// environment and the auto memory; a subagent's is its definition's prompt
+// with the environment. A resumed session re-sends the system prompt and
+// tools of its earlier requests byte for byte, so the prompt cache still
+// holds.
+func (t *thread) buildPrompt(context.Context) error {
+	s, def := t.s, t.spec.def
+	penv := prompt.DetectEnv(t.cwd, time.Now(), s.getenv)
+	penv.Model = t.model.ID
+	if t.parent != nil {
+		t.system = prompt.System(prompt.Options{Replace: def.Prompt, ReplaceSet: true, Append: penv.Describe()})
+		return nil
+	}
+	penv.ExtraDirs = t.checker.Dirs()
+	popts := prompt.Options{Append: s.cfg.AppendSystemPrompt, Env: penv, AutoMemory: t.autoMemory}
+	switch {
+	case s.cfg.SystemPrompt != nil:
+		popts.Replace, popts.ReplaceSet = *s.cfg.SystemPrompt, true
+	case def != nil:
+		popts.Replace, popts.ReplaceSet = def.Prompt+"\n\n"+penv.Describe(), true
+	}
+	t.system = prompt.System(popts)
+	if r := s.resumed; r != nil && r.prefix != nil {
+		if blocks, err := r.prefix.SystemBlocks(); err == nil {
+			t.system = blocks
+		}
+		if specs, err := r.prefix.ToolSpecs(); err == nil {
+			t.recordedTools = specs
+		}
+	}
+	return nil
+}

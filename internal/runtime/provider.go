@@ -1,0 +1,45 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/llm/anthropic"
+	"github.com/tackcode/tack/internal/version"
+)
+
+// ErrNoCredentials is returned when no API key or token is configured.
+var ErrNoCredentials = errors.New("no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token)")
+
+// connectProvider finds the credentials and makes the model provider, the
+// catalogue and the small model that tools, hooks and MCP sampling use.
+func (s *Session) connectProvider(context.Context) error {
+	apiCfg := anthropic.ConfigFromEnv(s.getenv)
+	if !apiCfg.HasCredentials() {
+		return ErrNoCredentials
+	}
+	apiCfg.HTTPClient = s.cfg.HTTPClient
+	apiCfg.UserAgent = "tack/" + version.Version
+	s.provider = anthropic.New(apiCfg)
+	s.apiKeySource = "ANTHROPIC_API_KEY"
+	if apiCfg.APIKey == "" {
+		s.apiKeySource = "ANTHROPIC_AUTH_TOKEN"
+	}
+	s.catalog = llm.Catalogue()
+	s.small = s.getenv("ANTHROPIC_SMALL_FAST_MODEL")
+	if s.small == "" {
+		s.small = s.catalog.Resolve(s.catalog.Small, s.getenv).ID
+	}
+	return nil
+}
+
+// cacheTTL is "1h" when ENABLE_PROMPT_CACHING_1H (or the shorter
+// TACK_CACHE_TTL=1h) asks for it.
+func cacheTTL(getenv func(string) string) string {
+	if getenv("ENABLE_PROMPT_CACHING_1H") == "1" || strings.EqualFold(getenv("TACK_CACHE_TTL"), "1h") {
+		return "1h"
+	}
+	return ""
+}

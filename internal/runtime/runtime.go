@@ -1,0 +1,273 @@
+// Package runtime is tack's composition root: it turns the resolved options
+// of a session (Config) into a running Session, in the small named steps
+// that build.go lists top to bottom — settings, workspace trust, provider,
+// extensions, then the main thread's model, policy, tools, hooks, MCP
+// servers, memory, prompt, transcript and engine.
+//
+// A subagent is a thread of the same session built by the same thread steps
+// with its own overrides (prompt, tools, model, mode, hooks, MCP servers,
+// worktree), so there is one builder of engine.Config: a field added there
+// reaches the main thread and every subagent alike. The lifecycle hook
+// events that are not part of a turn (SessionStart, SessionEnd,
+// SubagentStart, Notification) are fired from lifecycle.go only.
+//
+// The public Go SDK (package agent) is a thin adapter over this package: it
+// validates its Options into a Config and renders the Session's messages as
+// its own.
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tackcode/tack/internal/config"
+	"github.com/tackcode/tack/internal/engine"
+	"github.com/tackcode/tack/internal/extension"
+	"github.com/tackcode/tack/internal/hook"
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/mcp"
+	"github.com/tackcode/tack/internal/mcp/mcpconfig"
+	"github.com/tackcode/tack/internal/memory"
+	"github.com/tackcode/tack/internal/permission"
+	"github.com/tackcode/tack/internal/protocol"
+	"github.com/tackcode/tack/internal/sandbox"
+	"github.com/tackcode/tack/internal/session"
+	"github.com/tackcode/tack/internal/skill"
+	"github.com/tackcode/tack/internal/tool"
+)
+
+// Config is what a session is built from: the SDK's options, resolved to
+// tack's own types. The zero value is a default session in the process's
+// working directory. The fields a session records (Launch) come back on
+// resume wherever the new launch leaves them unset.
+type Config struct {
+	Launch
+
+	// Cwd is the working directory; "" means the process's.
+	Cwd string
+	// SessionID pins the session id (a UUID); "" makes a new one.
+	SessionID string
+	// Continue, Resume, ForkSession and ResumeSessionAt pick a stored
+	// session to go on with (see findResumed).
+	Continue        bool
+	Resume          string
+	ForkSession     bool
+	ResumeSessionAt string
+
+	MaxTurns     int
+	MaxBudgetUSD float64
+	Betas        []string
+	// Untrusted leaves the folder's own code off (see workspaceTrust).
+	Untrusted bool
+	// Hooks are the caller's hook callbacks (code, not files: the settings'
+	// hook guards leave them running).
+	Hooks             hook.Config
+	IncludeHookEvents bool
+	// Agents are the caller's subagent definitions; they win over files.
+	Agents     map[string]AgentDef
+	JSONSchema json.RawMessage
+	// MCPServers is more MCP configuration in --mcp-config form, not
+	// recorded with the session; InProcessMCP are servers reached through
+	// the caller's transports.
+	MCPServers   string
+	InProcessMCP []mcp.ServerConfig
+	Sandbox      *sandbox.Settings
+	// FileCheckpointing keeps files before the file tools change them.
+	FileCheckpointing bool
+
+	// Approve decides calls that need approval; nil leaves them to
+	// PermissionPromptTool, or denies them.
+	Approve                func(ctx context.Context, req ApprovalRequest) (Approval, error)
+	OnElicitation          func(ctx context.Context, e mcp.ElicitationRequest) (mcp.ElicitationResult, error)
+	OnMCPProgress          func(p mcp.Progress)
+	Notify                 func(msg string)
+	Logger                 *slog.Logger
+	IncludePartialMessages bool
+	NoSessionPersistence   bool
+	Env                    map[string]string
+	HTTPClient             *http.Client
+	// ExtraTools are offered beside the built-in ones.
+	ExtraTools []tool.Tool
+	// Entrypoint is recorded in transcripts; "" means "sdk-go".
+	Entrypoint string
+}
+
+// Launch are the options a session records and a resume restores.
+type Launch struct {
+	Name                 string
+	Model                string
+	FallbackModel        string
+	PermissionMode       string
+	Settings             string
+	SettingSources       []string
+	MCPConfig            []string
+	StrictMCPConfig      bool
+	AddDirs              []string
+	Agent                string
+	AgentsJSON           string
+	PluginDirs           []string
+	Tools                []string
+	AllowedTools         []string
+	DisallowedTools      []string
+	PermissionPromptTool string
+	MaxThinkingTokens    int
+	SystemPrompt         *string
+	AppendSystemPrompt   string
+}
+
+// AgentDef is a subagent the model may start: the caller's definition, or
+// one read from a file (which also brings hooks, preloaded skills, a bound
+// on its turns and inline MCP servers).
+type AgentDef struct {
+	Description     string
+	Prompt          string
+	Tools           []string
+	DisallowedTools []string
+	Model           string
+	PermissionMode  string
+	Isolation       string
+	MCPServers      []string
+	// Hooks run only for this agent's events; its Stop hooks fire as
+	// SubagentStop.
+	Hooks  hook.Config
+	Source string
+
+	// Skills are preloaded into its context; MaxTurns bounds its turns.
+	Skills   []string
+	MaxTurns int
+	// MCPDefs are servers it defines inline, started while it runs (and
+	// for the session when it is the main thread's agent).
+	MCPDefs []*mcpconfig.Server
+	// managed is set for a definition of the administrator's directory:
+	// its hooks are managed ones.
+	managed bool
+}
+
+// ApprovalRequest is a call that needs approval.
+type ApprovalRequest struct {
+	ToolName  string
+	Input     json.RawMessage
+	ToolUseID string
+	// Reason says why approval is needed.
+	Reason string
+}
+
+// Approval answers an ApprovalRequest.
+type Approval struct {
+	Allow              bool
+	Message            string
+	UpdatedInput       json.RawMessage
+	UpdatedPermissions []PermissionUpdate
+}
+
+// PermissionUpdate changes the session's permissions: "addRules" (Rules,
+// as settings write them, with Behavior), "setMode" (Mode) or
+// "addDirectories" (Directories); Destination names a settings file that
+// keeps added rules.
+type PermissionUpdate struct {
+	Type        string
+	Rules       []string
+	Behavior    string
+	Destination string
+	Mode        string
+	Directories []string
+}
+
+// Prompt is one user message.
+type Prompt struct {
+	Text string
+	// ID is the user message's uuid; "" makes one.
+	ID string
+	// Content, when set, is the whole message instead of Text.
+	Content []llm.Block
+}
+
+// Session is a running session: what New built, and the state that
+// changes while it runs.
+type Session struct {
+	cfg Config
+	// ctx is the session's own: background subagents run under it, and
+	// Close ends it.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	// Shared by the main thread and every subagent.
+	cwd          string
+	sessionID    string
+	getenv       func(string) string
+	procEnv      []string
+	projectDir   string // "" when the session is not persisted
+	resumed      *resumed
+	costBase     float64 // what the session spent before this process resumed it
+	settings     *config.Merged
+	trust        workspaceTrust
+	provider     llm.Provider
+	apiKeySource string
+	catalog      *llm.Catalog
+	small        string
+	ext          *extension.Set
+	agents       map[string]AgentDef
+	mainAgent    string
+	skills       *skill.Runtime
+	rules        permission.RuleSet
+	sandbox      *sandbox.Sandbox
+	// approvers are the tools PermissionPromptTool may name: every tool,
+	// offered or not.
+	approvers *tool.Registry
+	hookOpts  hook.Options
+	hookLog   *engine.HookLog
+	// compactThreshold is when conversations are compacted (a share of the
+	// window; negative: never).
+	compactThreshold float64
+	checkpoints      *checkpoints
+	memory           *memory.Set
+	mcp              *mcpState
+	recorder         *session.Writer
+	subagents        *subagents
+
+	main *thread
+
+	// turnSeq is the skill invocation count when the running prompt began:
+	// skills loaded after it are active (their allowed-tools hold).
+	turnSeq atomic.Int64
+	// skillMu guards what skills changed: the model a skill replaced for
+	// the running prompt, and the skills whose hooks were added.
+	skillMu          sync.Mutex
+	modelBeforeSkill *llm.Model
+	skillHooks       map[string]bool
+	// metaMu guards what a host may change mid-session: Name, AddDirs.
+	metaMu sync.Mutex
+	// structured is the last StructuredOutput value of the running prompt.
+	structuredMu sync.Mutex
+	structured   json.RawMessage
+	// emit is where the running prompt sends its messages (subagents' too).
+	emitMu sync.Mutex
+	emit   engine.Emit
+}
+
+// SessionID is the session's id.
+func (s *Session) SessionID() string { return s.sessionID }
+
+// emitter is where the running prompt's messages go; it drops them between
+// prompts.
+func (s *Session) emitter() engine.Emit {
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	if s.emit == nil {
+		return func(protocol.Message) {}
+	}
+	return s.emit
+}
+
+func (s *Session) setEmitter(e engine.Emit) {
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	s.emit = e
+}
+
+// notify shows msg to the user (Notify, and the Logger as a warning).
+func (s *Session) notify(msg string) { notify(s.cfg, msg) }

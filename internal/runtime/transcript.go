@@ -1,0 +1,143 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/session"
+	"github.com/tackcode/tack/internal/version"
+)
+
+// openTranscript opens the thread's transcript, unless the session is not
+// persisted: the session's own file (continuing a resumed one's chain), or
+// a subagent's sidechain file beside it, with a record of who started it.
+func (t *thread) openTranscript(context.Context) error {
+	s := t.s
+	if s.projectDir == "" {
+		return nil
+	}
+	if t.parent != nil {
+		dir := filepath.Join(s.projectDir, s.sessionID, "subagents")
+		t.transcript = filepath.Join(dir, "agent-"+t.spec.agentID+".jsonl")
+		w := session.NewWriter(t.transcript, session.Meta{SessionID: s.sessionID, Cwd: t.cwd, Version: version.Version, Entrypoint: "subagent", Sidechain: true}, "")
+		t.recorder, t.closeRecorder = w, w.Close
+		if err := writeAgentMeta(filepath.Join(dir, "agent-"+t.spec.agentID+".meta.json"), t.spec.toolUseID, t.spec.agentType); err != nil {
+			s.notify("subagent record: " + err.Error())
+		}
+		return nil
+	}
+	entry := firstNonEmpty(s.cfg.Entrypoint, "sdk-go")
+	parent := ""
+	if s.resumed != nil {
+		parent = s.resumed.transcript.Leaf
+	}
+	t.transcript = s.transcriptPath()
+	s.recorder = session.NewWriter(t.transcript, session.Meta{SessionID: s.sessionID, Cwd: s.cwd, Version: version.Version, Entrypoint: entry}, parent)
+	t.recorder, t.closeRecorder = s.recorder, s.recorder.Close
+	if name := s.cfg.Name; name != "" && (s.resumed == nil || s.resumed.transcript.Meta.Name != name) {
+		return s.recorder.SetTitle(name)
+	}
+	return nil
+}
+
+// transcriptPath is the session's transcript; "" when it is not persisted.
+func (s *Session) transcriptPath() string {
+	if s.projectDir == "" {
+		return ""
+	}
+	return filepath.Join(s.projectDir, s.sessionID+".jsonl")
+}
+
+func writeAgentMeta(path, toolUseID, agentType string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	b, _ := json.Marshal(map[string]any{"toolUseId": toolUseID, "agentType": agentType, "parentAgentId": nil})
+	return os.WriteFile(path, b, 0o600)
+}
+
+// workflow is the record of the options a session runs with.
+func (s *Session) workflow() session.Workflow {
+	s.metaMu.Lock()
+	o := s.cfg.Launch
+	s.metaMu.Unlock()
+	eng := s.main.engine
+	return session.Workflow{
+		SessionID: s.sessionID, Name: o.Name, Cwd: s.cwd,
+		Model: eng.Model().ID, FallbackModel: o.FallbackModel, PermissionMode: string(s.main.checker.Mode()),
+		Settings: o.Settings, SettingSources: o.SettingSources, MCPConfig: nonNil(o.MCPConfig), StrictMCPConfig: o.StrictMCPConfig,
+		AddDirs: nonNil(o.AddDirs), Agent: o.Agent, Agents: o.AgentsJSON, PluginDirs: nonNil(o.PluginDirs), Tools: o.Tools,
+		AllowedTools: nonNil(o.AllowedTools), DisallowedTools: nonNil(o.DisallowedTools), PermissionPromptTool: o.PermissionPromptTool,
+		MaxThinkingTokens: o.MaxThinkingTokens, SystemPrompt: o.SystemPrompt, AppendSystemPrompt: o.AppendSystemPrompt,
+		CostUSD: s.costBase + eng.Cost(),
+	}
+}
+
+// saveRecord writes the workflow record after a run and, the first time,
+// the request prefix — the system prompt and the tools array of the latest
+// request, as sent — so that a resume restores both.
+func (s *Session) saveRecord(lastTool *session.LastTool) error {
+	if s.projectDir == "" {
+		return nil
+	}
+	w := s.workflow()
+	w.LastTool = lastTool
+	now := time.Now().UTC()
+	prev, err := session.LoadWorkflow(s.projectDir, s.sessionID)
+	switch {
+	case err == nil:
+		w.CreatedAt = prev.CreatedAt
+		if w.LastTool == nil {
+			w.LastTool = prev.LastTool
+		}
+	case errors.Is(err, session.ErrNotFound):
+		w.CreatedAt = now
+	default:
+		return err
+	}
+	w.UpdatedAt = now
+	if err := session.SaveWorkflow(s.projectDir, s.sessionID, w); err != nil {
+		return err
+	}
+	return s.savePrefix()
+}
+
+// savePrefix records the prefix of the session's requests once, when a
+// request has been sent.
+func (s *Session) savePrefix() error {
+	tools := s.main.engine.SentTools()
+	if tools == nil {
+		return nil
+	}
+	if _, err := session.LoadPrefix(s.projectDir, s.sessionID); !errors.Is(err, session.ErrNotFound) {
+		return nil
+	}
+	p, err := session.PrefixOf(s.sessionID, &llm.Request{Model: s.main.engine.Model().ID, MaxTokens: 1,
+		System: s.main.system, Tools: tools,
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{llm.Text(".")}}}})
+	if err != nil {
+		return err
+	}
+	return session.SavePrefix(s.projectDir, s.sessionID, p)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// lastTool is the session's last tool call, for the workflow record.
+func (s *Session) lastTool() *session.LastTool {
+	name, decision := s.main.engine.LastTool()
+	if name == "" {
+		return nil
+	}
+	return &session.LastTool{Name: name, Decision: decision}
+}
