@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -393,5 +394,67 @@ func TestMCPToolsDeferredBehindToolSearch(t *testing.T) {
 	}
 	if got := resultText(e.srv.Requests()[2], 0); !strings.Contains(got, "loaded on demand") {
 		t.Errorf("echo after loading: %q", got)
+	}
+}
+
+// toolOffer is the tools a request offers, each "name" or "name (deferred)".
+func toolOffer(t *testing.T, r llmtest.Request) []string {
+	t.Helper()
+	var out []string
+	for _, raw := range r.Tools {
+		var spec struct {
+			Name         string `json:"name"`
+			DeferLoading bool   `json:"defer_loading"`
+		}
+		if err := json.Unmarshal(raw, &spec); err != nil {
+			t.Fatal(err)
+		}
+		if spec.DeferLoading {
+			spec.Name += " (deferred)"
+		}
+		out = append(out, spec.Name)
+	}
+	return out
+}
+
+// A session continued with -c is offered, from its first request on, the
+// MCP tools (eager, or deferred behind ToolSearch with their catalogue) a
+// fresh session with the same servers is offered: the servers it was
+// launched with are restored, and the tools array it re-sends is the one
+// its first requests sent, not one taken before the servers joined.
+func TestContinuedSessionOffersItsMCPTools(t *testing.T) {
+	for _, search := range []string{"false", "true"} {
+		t.Run("ENABLE_TOOL_SEARCH="+search, func(t *testing.T) {
+			e := newEnv(t, llmtest.Reply(llmtest.Text("fresh")), llmtest.Reply(llmtest.Text("continued")))
+			e.extra = []string{"ENABLE_TOOL_SEARCH=" + search, "TACK_MCP_STARTUP_DEADLINE_MS=60000"}
+			if _, errOut := e.run("-p", "start", "--mcp-config", mcpConfig(map[string]any{"everything": stdioEverything(t)})); e.status != 0 {
+				t.Fatalf("exit %d: %s", e.status, errOut)
+			}
+			if _, errOut := e.run("-p", "-c", "go on"); e.status != 0 {
+				t.Fatalf("-c: exit %d: %s", e.status, errOut)
+			}
+			reqs := e.srv.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d requests", len(reqs))
+			}
+			fresh, continued := toolOffer(t, reqs[0]), toolOffer(t, reqs[1])
+			if !slices.ContainsFunc(fresh, func(n string) bool { return strings.HasPrefix(n, "mcp__everything__") }) {
+				t.Fatalf("the fresh session was not offered the server's tools: %v", fresh)
+			}
+			if !slices.Equal(continued, fresh) {
+				t.Errorf("the continued session's first request offers\n%v\nthe fresh one offered\n%v", continued, fresh)
+			} else if string(mustJSON(reqs[1].Tools)) != string(mustJSON(reqs[0].Tools)) {
+				t.Error("the continued session's tools array is not the fresh one's, byte for byte (the prompt cache misses)")
+			}
+			if search == "true" {
+				last := reqs[1].Messages[len(reqs[1].Messages)-1]
+				if !strings.Contains(llm.TextOf(last.Content), "mcp__everything__echo") {
+					t.Errorf("the continued session's first request does not list the deferred tools: %q", llm.TextOf(last.Content))
+				}
+				if !strings.Contains(reqs[1].Header.Get("anthropic-beta"), "advanced-tool-use") {
+					t.Errorf("beta header %q", reqs[1].Header.Get("anthropic-beta"))
+				}
+			}
+		})
 	}
 }

@@ -602,3 +602,26 @@ func TestAnnouncementsJoinTheNextRequest(t *testing.T) {
 		t.Error("announced twice")
 	}
 }
+
+// A resumed session's recorded tools array is re-sent, byte for byte, while
+// it offers exactly the registry's tools; once a tool joins (an MCP server
+// connects) the registry's array is sent, with the new tool.
+func TestRecordedToolsGiveWayToTheToolsOfTheRequest(t *testing.T) {
+	recorded := []llm.ToolSpec{{Name: "a", Raw: json.RawMessage(`{"name":"a","description":"as recorded","input_schema":{"type":"object"}}`)}}
+	h := newHarness(t, []tool.Tool{echoTool("a", true)}, []llmtest.Turn{
+		{Content: []llm.Block{llmtest.Text("one")}}, {Content: []llm.Block{llmtest.Text("two")}},
+	}, func(c *Config) { c.ToolSpecs = recorded })
+	h.run(context.Background(), "first")
+	h.sess.cfg.Tools.SetGroup("mcp", []tool.Tool{echoTool("mcp__s__b", true)})
+	h.run(context.Background(), "second")
+	reqs := h.srv.Requests()
+	if got := string(reqs[0].Tools[0]); got != string(recorded[0].Raw) {
+		t.Errorf("first request's tool %s, want the recorded bytes", got)
+	}
+	if got := reqs[1].ToolNames(); len(got) != 2 || got[1] != "mcp__s__b" {
+		t.Errorf("second request's tools %v: the tool that joined is missing", got)
+	}
+	if sent := h.sess.SentTools(); len(sent) != 2 {
+		t.Errorf("SentTools %v, want the latest request's two", sent)
+	}
+}
