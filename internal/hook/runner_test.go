@@ -658,6 +658,34 @@ func TestDisableAllHooks(t *testing.T) {
 	}
 }
 
+// Admit decides every handler a runner is given, at New and at Add; the
+// sources of those it refuses are reported.
+func TestAdmitLeavesOutRefusedHandlers(t *testing.T) {
+	var ran, skipped []string
+	var mu sync.Mutex
+	from := func(name, source string) Handler {
+		h := recorder(name, &ran, &mu)
+		h.Source = source
+		return h
+	}
+	r := newRunner(t, Options{
+		Hooks:   on(PreToolUse, "", from("kept", "managed"), from("refused", "plugin:lint")),
+		Admit:   func(h Handler) bool { return h.Source == "managed" },
+		Skipped: func(sources []string) { skipped = append(skipped, sources...) },
+	})
+	if err := r.Add(on(PreToolUse, "", from("added", "managed"), from("refused later", "skill:deploy"))); err != nil {
+		t.Fatal(err)
+	}
+	r.Run(context.Background(), bashCall(t.TempDir(), "ls"))
+	slices.Sort(ran)
+	if !slices.Equal(ran, []string{"added", "kept"}) {
+		t.Errorf("ran %q, want the admitted handlers only", ran)
+	}
+	if !slices.Equal(skipped, []string{"plugin:lint", "skill:deploy"}) {
+		t.Errorf("skipped %q", skipped)
+	}
+}
+
 func TestContinueFalseStopsTheSession(t *testing.T) {
 	dir := t.TempDir()
 	r := newRunner(t, Options{Hooks: on(PostToolUse, "", cmd(`echo '{"continue":false,"stopReason":"budget spent"}'`), cmd(`echo '{"continue":false,"stopReason":"second"}'`), cmd(`echo '{"suppressOutput":true}'`))})
