@@ -182,6 +182,35 @@ func TestHookCallbacks(t *testing.T) {
 	}
 }
 
+// The context given to Query reaches the session's start-up: its
+// SessionStart hooks run under it, with its values, and end when it is
+// cancelled.
+func TestStartUpRunsUnderTheCallersContext(t *testing.T) {
+	type key struct{}
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("one")))
+	opts := testOptions(t, srv)
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "the caller's"))
+	defer cancel()
+	var value any
+	var ended error
+	opts.Hooks = map[HookEvent][]HookMatcher{HookSessionStart: {{TimeoutSeconds: 30, Hooks: []HookCallback{
+		func(hookCtx context.Context, _ HookInput, _ json.RawMessage) (*HookOutput, error) {
+			value = hookCtx.Value(key{})
+			cancel()
+			<-hookCtx.Done() // the caller's cancel, not the hook's timeout
+			ended = context.Cause(hookCtx)
+			return nil, nil
+		}}}}}
+	for range Query(ctx, "hi", opts) {
+	}
+	if value != "the caller's" {
+		t.Errorf("SessionStart ran with the context value %v, want the caller's", value)
+	}
+	if !errors.Is(ended, context.Canceled) {
+		t.Errorf("SessionStart ended with %v, want the caller's cancel", ended)
+	}
+}
+
 func TestAddDirsAndOutsidePaths(t *testing.T) {
 	outside := t.TempDir()
 	if err := os.WriteFile(filepath.Join(outside, "notes.txt"), []byte("far away\n"), 0o644); err != nil {
