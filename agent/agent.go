@@ -26,20 +26,6 @@ import (
 	"github.com/tackcode/tack/internal/runtime"
 )
 
-// The message types a session yields. They are defined once, in tack's
-// protocol package; stream-json prints their JSON form.
-type (
-	Message          = protocol.Message
-	SystemMessage    = protocol.System
-	InitInfo         = protocol.Init
-	AssistantMessage = protocol.Assistant
-	UserMessage      = protocol.User
-	StreamEvent      = protocol.StreamEvent
-	ResultMessage    = protocol.Result
-	PermissionDenial = protocol.PermissionDenial
-	ModelUsage       = protocol.ModelUsage
-)
-
 // ErrNoCredentials is returned when no API key or token is configured.
 var ErrNoCredentials = runtime.ErrNoCredentials
 
@@ -109,9 +95,10 @@ func newOutbox(maxToolResult int) *outbox {
 	return &outbox{ch: make(chan item, 64), stopped: make(chan struct{}), maxToolResult: maxToolResult}
 }
 
-// emit sends m; safe for concurrent use. After the caller stopped reading,
-// messages are dropped.
-func (o *outbox) emit(m protocol.Message) {
+// emit sends the runtime's message m; safe for concurrent use. After the
+// caller stopped reading, messages are dropped.
+func (o *outbox) emit(rm protocol.Message) {
+	m := publicMessage(rm)
 	if o.maxToolResult > 0 {
 		m = clipToolResults(m, o.maxToolResult)
 	}
@@ -146,8 +133,8 @@ func (o *outbox) deliver(yield func(Message, error) bool, cancel context.CancelF
 
 // clipToolResults returns m with the text of its tool results cut to max
 // characters: a copy, since the message is the session's too.
-func clipToolResults(m protocol.Message, max int) protocol.Message {
-	u, ok := m.(*protocol.User)
+func clipToolResults(m Message, max int) Message {
+	u, ok := m.(*UserMessage)
 	if !ok {
 		return m
 	}

@@ -191,23 +191,27 @@ func TestStartUpRunsUnderTheCallersContext(t *testing.T) {
 	opts := testOptions(t, srv)
 	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "the caller's"))
 	defer cancel()
-	var value any
-	var ended error
+	type seen struct {
+		value any
+		ended error
+	}
+	got := make(chan seen, 1)
 	opts.Hooks = map[HookEvent][]HookMatcher{HookSessionStart: {{TimeoutSeconds: 30, Hooks: []HookCallback{
 		func(hookCtx context.Context, _ HookInput, _ json.RawMessage) (*HookOutput, error) {
-			value = hookCtx.Value(key{})
+			value := hookCtx.Value(key{})
 			cancel()
 			<-hookCtx.Done() // the caller's cancel, not the hook's timeout
-			ended = context.Cause(hookCtx)
+			got <- seen{value, context.Cause(hookCtx)}
 			return nil, nil
 		}}}}}
 	for range Query(ctx, "hi", opts) {
 	}
-	if value != "the caller's" {
-		t.Errorf("SessionStart ran with the context value %v, want the caller's", value)
+	s := <-got
+	if s.value != "the caller's" {
+		t.Errorf("SessionStart ran with the context value %v, want the caller's", s.value)
 	}
-	if !errors.Is(ended, context.Canceled) {
-		t.Errorf("SessionStart ended with %v, want the caller's cancel", ended)
+	if !errors.Is(s.ended, context.Canceled) {
+		t.Errorf("SessionStart ended with %v, want the caller's cancel", s.ended)
 	}
 }
 

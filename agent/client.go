@@ -11,7 +11,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tackcode/tack/internal/llm"
-	"github.com/tackcode/tack/internal/protocol"
 	"github.com/tackcode/tack/internal/runtime"
 )
 
@@ -404,7 +403,7 @@ func (c *Client) state(state string) {
 
 // StateMessage is a system/session_state_changed message.
 func StateMessage(sessionID, state string) *SystemMessage {
-	return &protocol.System{Subtype: SubtypeSessionStateChanged, SessionID: sessionID, UUID: uuid.NewString(),
+	return &SystemMessage{Subtype: SubtypeSessionStateChanged, SessionID: sessionID, UUID: uuid.NewString(),
 		Fields: map[string]any{"state": state}}
 }
 

@@ -13,7 +13,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tackcode/tack/agent"
-	"github.com/tackcode/tack/internal/protocol"
 )
 
 // Exit codes of Serve.
@@ -59,7 +58,7 @@ type server struct {
 	written     chan struct{} // closed when the client's messages are all written
 
 	mu         sync.Mutex
-	lastResult *protocol.Result
+	lastResult *agent.ResultMessage
 }
 
 // Serve runs a session over the protocol until stdin ends (after the
@@ -152,15 +151,15 @@ func (s *server) forward() {
 		if err != nil {
 			// The prompt could not run: it still gets its result.
 			s.warn("%v", err)
-			m = &protocol.Result{Type: "result", Subtype: protocol.ResultDuringExecution, IsError: true, Errors: []string{err.Error()},
-				SessionID: s.client.SessionID(), UUID: uuid.NewString(), ModelUsage: map[string]protocol.ModelUsage{},
-				PermissionDenials: []protocol.PermissionDenial{}}
+			m = &agent.ResultMessage{Type: "result", Subtype: agent.ResultErrorDuringExecution, IsError: true, Errors: []string{err.Error()},
+				SessionID: s.client.SessionID(), UUID: uuid.NewString(), ModelUsage: map[string]agent.ModelUsage{},
+				PermissionDenials: []agent.PermissionDenial{}}
 		}
-		if sys, ok := m.(*protocol.System); ok && sys.Subtype == agent.SubtypeSessionStateChanged {
+		if sys, ok := m.(*agent.SystemMessage); ok && sys.Subtype == agent.SubtypeSessionStateChanged {
 			// The SDK keeps these to itself.
 			sys.Fields["sdk_host_only"] = true
 		}
-		if r, ok := m.(*protocol.Result); ok {
+		if r, ok := m.(*agent.ResultMessage); ok {
 			s.mu.Lock()
 			s.lastResult = r
 			s.mu.Unlock()
@@ -293,7 +292,7 @@ func (s *server) dispatch(ctx context.Context, subtype string, raw json.RawMessa
 		if err := s.client.SetPermissionMode(mode); err != nil {
 			return nil, fmt.Errorf("set_permission_mode: %w", err)
 		}
-		_ = s.conn.write(&protocol.System{Subtype: protocol.SubtypeStatus, SessionID: s.client.SessionID(), UUID: uuid.NewString(),
+		_ = s.conn.write(&agent.SystemMessage{Subtype: agent.SubtypeStatus, SessionID: s.client.SessionID(), UUID: uuid.NewString(),
 			Fields: map[string]any{"status": nil, "permissionMode": mode}})
 		return map[string]any{"mode": mode}, nil
 	case "set_max_thinking_tokens":

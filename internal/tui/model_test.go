@@ -15,6 +15,7 @@ import (
 	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/diff"
 	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/protocol"
 	"github.com/tackcode/tack/internal/session"
 )
 
@@ -586,9 +587,10 @@ func TestResumePicker(t *testing.T) {
 	}
 	const old = "11111111-2222-4333-8444-555555555555"
 	w := session.NewWriter(filepath.Join(projectDir, old+".jsonl"), session.Meta{SessionID: old, Cwd: h.m.cfg.cwd, Entrypoint: "cli"}, "")
-	for _, rec := range []agent.Message{
-		&agent.UserMessage{Type: "user", UUID: "u1", Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text("refactor the parser")}}},
-		&agent.AssistantMessage{Type: "assistant", UUID: "a1", Message: assistant(llm.Text("Done.")).Message},
+	// The transcript of an earlier session, as the runtime records it.
+	for _, rec := range []protocol.Message{
+		&protocol.User{Type: "user", UUID: "u1", Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text("refactor the parser")}}},
+		&protocol.Assistant{Type: "assistant", UUID: "a1", Message: assistant(llm.Text("Done.")).Message},
 	} {
 		if err := w.Record(rec); err != nil {
 			t.Fatal(err)
