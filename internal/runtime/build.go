@@ -26,18 +26,15 @@ import (
 func New(ctx context.Context, cfg Config) (*Session, error) {
 	s := &Session{cfg: cfg}
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	for _, step := range []struct {
-		name string
-		run  func(*Session, context.Context) error
-	}{
-		{"options", (*Session).resolveOptions},    // options.go: cwd, session id, resume
-		{"settings", (*Session).loadSettings},     // settings.go
-		{"trust", (*Session).decideTrust},         // trust.go
-		{"provider", (*Session).connectProvider},  // provider.go: credentials, catalogue
-		{"extensions", (*Session).loadExtensions}, // extensions.go: skills, agents, plugins
-		{"agent", (*Session).chooseMainAgent},     // extensions.go: --agent
+	for _, step := range []func(*Session, context.Context) error{
+		(*Session).resolveOptions,  // options.go: cwd, session id, resume
+		(*Session).loadSettings,    // settings.go
+		(*Session).decideTrust,     // trust.go
+		(*Session).connectProvider, // provider.go: credentials, catalogue
+		(*Session).loadExtensions,  // extensions.go: skills, agents, plugins
+		(*Session).chooseMainAgent, // extensions.go: --agent
 	} {
-		if err := step.run(s, ctx); err != nil {
+		if err := step(s, ctx); err != nil {
 			s.abandon()
 			return nil, err
 		}
@@ -110,24 +107,21 @@ func (s *Session) buildThread(ctx context.Context, sp spec) (*thread, error) {
 	if sp.agentID != "" {
 		t.parent = s.main
 	}
-	for _, step := range []struct {
-		name string
-		run  func(*thread, context.Context) error
-	}{
-		{"workdir", (*thread).chooseWorkdir},     // model.go: the session's, or a worktree
-		{"model", (*thread).chooseModel},         // model.go
-		{"policy", (*thread).buildPolicy},        // policy.go: rules, mode, checker, sandbox
-		{"tools", (*thread).offerTools},          // tools.go: registry and environment
-		{"hooks", (*thread).configureHooks},      // hooks.go
-		{"mcp", (*thread).startMCP},              // mcp.go
-		{"memory", (*thread).loadMemory},         // memory.go: CLAUDE.md, nested memory
-		{"start", (*thread).fireStart},           // lifecycle.go: SessionStart / SubagentStart
-		{"skills", (*thread).preloadSkills},      // skills.go: a subagent's preloaded skills
-		{"prompt", (*thread).buildPrompt},        // prompt.go
-		{"transcript", (*thread).openTranscript}, // transcript.go
-		{"engine", (*thread).startEngine},        // below
+	for _, step := range []func(*thread, context.Context) error{
+		(*thread).chooseWorkdir,  // workdir.go: the session's, or a worktree
+		(*thread).chooseModel,    // model.go
+		(*thread).buildPolicy,    // policy.go: rules, mode, checker, sandbox
+		(*thread).offerTools,     // tools.go: registry and environment
+		(*thread).configureHooks, // hooks.go
+		(*thread).startMCP,       // mcp.go
+		(*thread).loadMemory,     // memory.go: CLAUDE.md, nested memory
+		(*thread).fireStart,      // lifecycle.go: SessionStart / SubagentStart
+		(*thread).preloadSkills,  // skills.go: a subagent's preloaded skills
+		(*thread).buildPrompt,    // prompt.go
+		(*thread).openTranscript, // transcript.go
+		(*thread).startEngine,    // below
 	} {
-		if err := step.run(t, ctx); err != nil {
+		if err := step(t, ctx); err != nil {
 			t.close()
 			if t.worktree != nil {
 				_, _ = t.worktree.Close(context.WithoutCancel(ctx))

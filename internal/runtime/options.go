@@ -76,23 +76,7 @@ func findResumed(cfg Config, projectDir string) (*resumed, Config, error) {
 	if r.prefix, err = session.LoadPrefix(projectDir, info.ID); err != nil && !errors.Is(err, session.ErrNotFound) {
 		return nil, cfg, err
 	}
-	if cfg.ForkSession {
-		newID := cfg.SessionID
-		if newID == "" {
-			newID = uuid.NewString()
-		}
-		r.transcript, err = session.Fork(projectDir, info.ID, newID, cfg.ResumeSessionAt)
-		r.id = newID
-	} else {
-		if cfg.SessionID != "" && cfg.SessionID != info.ID {
-			return nil, cfg, fmt.Errorf("--session-id %s differs from the resumed session %s (add --fork-session to continue under a new id)", cfg.SessionID, info.ID)
-		}
-		r.transcript, err = session.LoadSession(projectDir, info.ID)
-		if err == nil && cfg.ResumeSessionAt != "" {
-			r.transcript, err = r.transcript.At(cfg.ResumeSessionAt)
-		}
-	}
-	if err != nil {
+	if err := r.loadTranscript(cfg, projectDir); err != nil {
 		return nil, cfg, err
 	}
 	cfg.SessionID = r.id
@@ -100,6 +84,28 @@ func findResumed(cfg Config, projectDir string) (*resumed, Config, error) {
 		cfg.Launch = restoreLaunch(cfg.Launch, *r.workflow)
 	}
 	return r, cfg, nil
+}
+
+// loadTranscript loads the conversation the new turns follow: the stored
+// session's (up to ResumeSessionAt), or a fork of it under a new id.
+func (r *resumed) loadTranscript(cfg Config, projectDir string) error {
+	var err error
+	if cfg.ForkSession {
+		newID := cfg.SessionID
+		if newID == "" {
+			newID = uuid.NewString()
+		}
+		r.transcript, err = session.Fork(projectDir, r.id, newID, cfg.ResumeSessionAt)
+		r.id = newID
+		return err
+	}
+	if cfg.SessionID != "" && cfg.SessionID != r.id {
+		return fmt.Errorf("--session-id %s differs from the resumed session %s (add --fork-session to continue under a new id)", cfg.SessionID, r.id)
+	}
+	if r.transcript, err = session.LoadSession(projectDir, r.id); err == nil && cfg.ResumeSessionAt != "" {
+		r.transcript, err = r.transcript.At(cfg.ResumeSessionAt)
+	}
+	return err
 }
 
 // findStored is the stored session cfg names (Resume) or the latest one

@@ -70,31 +70,44 @@ func (t *thread) readDenied() func(string) bool {
 
 // mainTools are the tools the main thread offers: the options' built-in
 // tools and extra tools, less those a deny rule removes, narrowed to the
-// main agent's; then the StructuredOutput, Agent and Skill tools as the
-// session calls for them, each file tool keeping checkpoints when asked.
+// main agent's; then the session's own tools; each file tool keeping
+// checkpoints when asked.
 func (t *thread) mainTools() ([]tool.Tool, error) {
 	s, def := t.s, t.spec.def
 	offered, err := builtin.Select(s.cfg.Tools)
 	if err != nil {
 		return nil, err
 	}
-	offered = append(offered, s.cfg.ExtraTools...)
 	removed := removedTools(s.rules)
 	var tools []tool.Tool
-	for _, tl := range offered {
+	for _, tl := range append(offered, s.cfg.ExtraTools...) {
 		if !removed[tl.Name()] {
 			tools = append(tools, tl)
 		}
 	}
-	offeredTool := func(name string) bool {
-		return !removed[name] && (s.cfg.Tools == nil || slices.Contains(s.cfg.Tools, name) || slices.Contains(s.cfg.Tools, "default"))
-	}
-	offerAgent := offeredTool(agenttool.Name)
-	var spawnable []string // nil: any agent
 	if def != nil {
 		tools = agentTools(tools, *def)
-		offerAgent, spawnable = spawnRights(*def, offerAgent)
 	}
+	own, err := t.sessionTools(func(name string) bool {
+		return !removed[name] && (s.cfg.Tools == nil || slices.Contains(s.cfg.Tools, name) || slices.Contains(s.cfg.Tools, "default"))
+	})
+	if err != nil {
+		return nil, err
+	}
+	tools = append(tools, own...)
+	if s.cfg.FileCheckpointing || truthy(s.getenv("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING")) {
+		s.checkpoints = &checkpoints{}
+		tools = withCheckpoints(tools, s.checkpoints)
+	}
+	return tools, s.checkApprover()
+}
+
+// sessionTools are the tools the session makes for the main thread, as it
+// calls for them and the options (offered) and the main agent let it: the
+// StructuredOutput tool of a JSON schema, the Agent tool, the Skill tool.
+func (t *thread) sessionTools(offered func(name string) bool) ([]tool.Tool, error) {
+	s, def := t.s, t.spec.def
+	var tools []tool.Tool
 	// Structured output: the caller's schema is a tool's input schema.
 	if len(s.cfg.JSONSchema) > 0 {
 		st, err := structured.New(s.cfg.JSONSchema, s.setStructured)
@@ -103,17 +116,18 @@ func (t *thread) mainTools() ([]tool.Tool, error) {
 		}
 		tools = append(tools, st)
 	}
+	offerAgent := offered(agenttool.Name)
+	var spawnable []string // nil: any agent
+	if def != nil {
+		offerAgent, spawnable = spawnRights(*def, offerAgent)
+	}
 	if offerAgent {
 		tools = append(tools, agenttool.New(s.subagents.infos(), spawnable))
 	}
-	if s.startSkills(t) && offeredTool(skilltool.Name) && (def == nil || def.allows(skilltool.Name)) {
+	if s.startSkills(t) && offered(skilltool.Name) && (def == nil || def.allows(skilltool.Name)) {
 		tools = append(tools, skilltool.New(skilltool.Options{Runtime: s.skills, Forker: s.subagents}))
 	}
-	if s.cfg.FileCheckpointing || truthy(s.getenv("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING")) {
-		s.checkpoints = &checkpoints{}
-		tools = withCheckpoints(tools, s.checkpoints)
-	}
-	return tools, s.checkApprover()
+	return tools, nil
 }
 
 // startSkills makes the session's skill runtime, when there are skills,
