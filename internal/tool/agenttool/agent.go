@@ -1,7 +1,7 @@
 // Package agenttool holds the Agent tool, through which the model starts
 // subagents: fresh model sessions with their own context, whose final
-// report is the tool's result. The subagents themselves run in the agent
-// package, behind tool.Subagents.
+// report is the tool's result. The subagents themselves are built and run
+// by the session runtime (internal/runtime), behind tool.Subagents.
 package agenttool
 
 import (
