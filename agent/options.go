@@ -111,7 +111,11 @@ type Options struct {
 	Untrusted bool
 	// AddDirs are more working directories (--add-dir).
 	AddDirs []string
-	// Hooks are Go callbacks run at hook events, beside the settings' hooks.
+	// Hooks are Go callbacks run at hook events, beside the hooks of the
+	// settings, plugins, skills and agents. They are the program's own
+	// code, not files a folder brings: the settings' disableAllHooks and
+	// allowManagedHooksOnly, which stop the hooks from files (all of them,
+	// or all but the administrator's), leave them running.
 	Hooks map[HookEvent][]HookMatcher
 	// IncludeHookEvents yields hook_started / hook_response system messages.
 	IncludeHookEvents bool

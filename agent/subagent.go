@@ -23,7 +23,9 @@ type AgentDefinition struct {
 	// MCPServers names servers of the session whose tools the agent gets
 	// even when Tools leaves them out.
 	MCPServers []string
-	// Hooks run only for this agent's events.
+	// Hooks run only for this agent's events (its Stop hooks as
+	// SubagentStop); like Options.Hooks, they are code the settings' hook
+	// guards leave running.
 	Hooks map[HookEvent][]HookMatcher
 	// Source says where the definition came from (a file, "built-in"…).
 	Source string
