@@ -30,7 +30,7 @@ import (
 // DefaultMCPStartupDeadline is how long the first request waits for MCP
 // servers that are still starting, unless TACK_MCP_STARTUP_DEADLINE_MS or
 // MCP_TIMEOUT says otherwise; slower ones join the session later. Those
-// still starting then are reported (Options.Notify) and are failed in the
+// still starting then are reported (Config.Notify) and are failed in the
 // init message: the first turn runs without them.
 const DefaultMCPStartupDeadline = 3 * time.Second
 
