@@ -493,7 +493,7 @@ func CallMCPTool(ctx context.Context, srv mcpconfig.Server, toolName string, inp
 // serve`) in the working directory cwd ("" for the process's). The MCP
 // client decides what to call: tools run without asking.
 func ServeMCP(ctx context.Context, cwd string, in io.Reader, out io.Writer) error {
-	cwd, err := WorkingDir(cwd)
+	cwd, err := workingDir(cwd)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 // and — for a continued, resumed or forked session — the stored session,
 // whose recorded launch options fill in what this launch leaves unset.
 func (s *Session) resolveOptions(context.Context) error {
-	cwd, err := WorkingDir(s.cfg.Cwd)
+	cwd, err := workingDir(s.cfg.Cwd)
 	if err != nil {
 		return err
 	}
@@ -27,7 +27,7 @@ func (s *Session) resolveOptions(context.Context) error {
 		}
 	}
 	s.cwd = cwd
-	processEnv := OptionsEnv(s.cfg.Env)
+	processEnv := optionsEnv(s.cfg.Env)
 	projectDir := session.ProjectDir(session.ConfigDir(processEnv), cwd, processEnv)
 	if s.resumed, s.cfg, err = findResumed(s.cfg, projectDir); err != nil {
 		return err
@@ -167,9 +167,9 @@ func fillNil[T any](dst *[]T, v []T) {
 	}
 }
 
-// WorkingDir is dir made absolute ("" for the process's), checked to be a
+// workingDir is dir made absolute ("" for the process's), checked to be a
 // directory.
-func WorkingDir(dir string) (string, error) {
+func workingDir(dir string) (string, error) {
 	if dir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -191,9 +191,9 @@ func WorkingDir(dir string) (string, error) {
 	return abs, nil
 }
 
-// OptionsEnv reads the process environment with env over it: what locates
+// optionsEnv reads the process environment with env over it: what locates
 // tack's own files. The settings' env never does.
-func OptionsEnv(env map[string]string) func(string) string {
+func optionsEnv(env map[string]string) func(string) string {
 	return func(k string) string {
 		if v, ok := env[k]; ok {
 			return v
@@ -205,11 +205,11 @@ func OptionsEnv(env map[string]string) func(string) string {
 // ProjectDir is the folder holding the stored sessions of cwd ("" for the
 // process's working directory), with env over the process environment.
 func ProjectDir(cwd string, env map[string]string) (string, error) {
-	cwd, err := WorkingDir(cwd)
+	cwd, err := workingDir(cwd)
 	if err != nil {
 		return "", err
 	}
-	getenv := OptionsEnv(env)
+	getenv := optionsEnv(env)
 	return session.ProjectDir(session.ConfigDir(getenv), cwd, getenv), nil
 }
 

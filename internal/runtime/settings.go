@@ -13,7 +13,7 @@ import (
 // the session's environment lookup: the options' Env, then the settings'
 // env (ANTHROPIC_MODEL…), then the process's.
 func (s *Session) loadSettings(context.Context) error {
-	settings, err := readSettings(s.cfg, s.cwd, OptionsEnv(s.cfg.Env))
+	settings, err := readSettings(s.cfg, s.cwd, optionsEnv(s.cfg.Env))
 	if err != nil {
 		return err
 	}
@@ -91,11 +91,11 @@ func optionalTexts(items []config.Item) []string {
 // the files read, each value with the file it came from, and warnings. A
 // malformed settings file is an error naming its file, line and column.
 func ExplainSettings(w io.Writer, cfg Config) error {
-	cwd, err := WorkingDir(cfg.Cwd)
+	cwd, err := workingDir(cfg.Cwd)
 	if err != nil {
 		return err
 	}
-	m, err := readSettings(cfg, cwd, OptionsEnv(cfg.Env))
+	m, err := readSettings(cfg, cwd, optionsEnv(cfg.Env))
 	if err != nil {
 		return err
 	}

@@ -48,11 +48,11 @@ type Workspace struct {
 // runs nothing. A malformed settings file of the folder, or a malformed
 // ~/.claude.json, is an error naming its file, line and column.
 func CheckWorkspace(cfg Config) (Workspace, error) {
-	cwd, err := WorkingDir(cfg.Cwd)
+	cwd, err := workingDir(cfg.Cwd)
 	if err != nil {
 		return Workspace{}, err
 	}
-	getenv := OptionsEnv(cfg.Env)
+	getenv := optionsEnv(cfg.Env)
 	distrusted := cfg
 	distrusted.Untrusted = true
 	settings, err := readSettings(distrusted, cwd, getenv)
@@ -190,7 +190,7 @@ func (s *Session) decideTrust(context.Context) error {
 
 func trustOf(cfg Config, cwd string, settings *config.Merged) (workspaceTrust, error) {
 	if cfg.Untrusted {
-		ws, err := inspectFolder(cfg, cwd, OptionsEnv(cfg.Env), settings.Ignored)
+		ws, err := inspectFolder(cfg, cwd, optionsEnv(cfg.Env), settings.Ignored)
 		if err != nil {
 			return workspaceTrust{}, err
 		}
