@@ -19,9 +19,9 @@ import (
 	"github.com/tackcode/tack/internal/protocol"
 	"github.com/tackcode/tack/internal/sandbox"
 	"github.com/tackcode/tack/internal/skill"
+	"github.com/tackcode/tack/internal/skill/skilltool"
 	"github.com/tackcode/tack/internal/tool"
 	"github.com/tackcode/tack/internal/tool/agenttool"
-	"github.com/tackcode/tack/internal/tool/skilltool"
 )
 
 // loadExtensions finds the session's custom agents, skills, commands and
