@@ -199,7 +199,7 @@ func (s *agentSession) retainedSkills() []llm.Block {
 	}
 	var out []llm.Block
 	for _, inv := range skill.Retained(s.skills.Loaded()) {
-		out = append(out, llm.Text(fmt.Sprintf("<system-reminder>\nThe skill %s was loaded earlier in this conversation; its instructions still apply:\n\n%s\n</system-reminder>", inv.Name, inv.Content)))
+		out = append(out, llm.Reminder("", fmt.Sprintf("The skill %s was loaded earlier in this conversation; its instructions still apply:\n\n%s", inv.Name, inv.Content)))
 	}
 	return out
 }
@@ -343,7 +343,7 @@ func (s *agentSession) activateSkills(path string) []llm.Block {
 	}
 	var out []llm.Block
 	for _, sk := range s.skills.Activate(path) {
-		out = append(out, llm.Text(fmt.Sprintf("<system-reminder>\nThe skill %s applies to files like this one: %s\nRun it with the Skill tool when it fits the task.\n</system-reminder>",
+		out = append(out, llm.Reminder("", fmt.Sprintf("The skill %s applies to files like this one: %s\nRun it with the Skill tool when it fits the task.",
 			sk.Name, sk.ListingDescription(0))))
 	}
 	return out

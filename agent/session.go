@@ -446,8 +446,7 @@ func newSession(opts Options) (*agentSession, error) {
 			notify(opts, m)
 		}
 		if len(out.AdditionalContext) > 0 {
-			sessionContext = append(sessionContext, llm.Text("<system-reminder>\nSessionStart hook additional context: "+
-				strings.Join(out.AdditionalContext, "\n")+"\n</system-reminder>"))
+			sessionContext = append(sessionContext, hook.ContextBlock("SessionStart", out.AdditionalContext))
 		}
 	}
 

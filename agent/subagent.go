@@ -253,8 +253,7 @@ func (sa *subagents) run(ctx context.Context, name string, def AgentDefinition, 
 	startOut := hooks.Run(ctx, &hook.SubagentStartInput{Base: base(), AgentID: id, AgentType: name})
 	var extra []llm.Block
 	if len(startOut.AdditionalContext) > 0 {
-		extra = append(extra, llm.Text("<system-reminder>\nSubagentStart hook additional context: "+
-			strings.Join(startOut.AdditionalContext, "\n")+"\n</system-reminder>"))
+		extra = append(extra, hook.ContextBlock("SubagentStart", startOut.AdditionalContext))
 	}
 	// The skills the definition names are in its context from the start.
 	for _, sk := range def.skills {
@@ -267,7 +266,7 @@ func (sa *subagents) run(ctx context.Context, name string, def AgentDefinition, 
 			notify(s.opts, fmt.Sprintf("agent %s: %v", name, err))
 			continue
 		}
-		extra = append(extra, llm.Text(fmt.Sprintf("<system-reminder>\nThe skill %s is loaded for you; follow its instructions when they apply:\n\n%s\n</system-reminder>", inv.Name, inv.Content)))
+		extra = append(extra, llm.Reminder("", fmt.Sprintf("The skill %s is loaded for you; follow its instructions when they apply:\n\n%s", inv.Name, inv.Content)))
 	}
 
 	penv := prompt.DetectEnv(cwd, time.Now(), s.getenv)
