@@ -21,8 +21,6 @@ const (
 	instructionsClose = "</user-instructions>"
 	instructionPrefix = `<user-instruction index="`
 	instructionSuffix = "\n</user-instruction>"
-	reminderOpen      = "<system-reminder>"
-	reminderClose     = "</system-reminder>"
 	interruptedPrefix = "[Request interrupted by user"
 	omittedPrefix     = "[Earlier part of this conversation omitted"
 )
@@ -31,7 +29,7 @@ const (
 // messages on the user's behalf: context reminders, hook output, output of
 // local slash commands, and this package's own sections.
 var notUserPrefixes = []string{
-	reminderOpen, summaryOpen, instructionsOpen, instructionsClose,
+	llm.ReminderOpen, summaryOpen, instructionsOpen, instructionsClose,
 	"<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>",
 	interruptedPrefix, omittedPrefix,
 }
@@ -100,7 +98,7 @@ func messageInstructions(m llm.Message) []string {
 // userText returns the part of a user text block that the user wrote, and
 // whether there is any.
 func userText(s string) (string, bool) {
-	if strings.Contains(s, reminderOpen) {
+	if strings.Contains(s, llm.ReminderOpen) {
 		s = stripReminders(s)
 	}
 	trimmed := strings.TrimSpace(s)
@@ -123,17 +121,17 @@ func userText(s string) (string, bool) {
 func stripReminders(s string) string {
 	var b strings.Builder
 	for {
-		i := strings.Index(s, reminderOpen)
+		i := strings.Index(s, llm.ReminderOpen)
 		if i < 0 {
 			break
 		}
-		j := strings.Index(s[i:], reminderClose)
+		j := strings.Index(s[i:], llm.ReminderClose)
 		if j < 0 {
 			s = s[:i] // an unclosed reminder runs to the end
 			break
 		}
 		b.WriteString(s[:i])
-		s = s[i+j+len(reminderClose):]
+		s = s[i+j+len(llm.ReminderClose):]
 	}
 	b.WriteString(s)
 	out := b.String()

@@ -65,8 +65,8 @@ func contextBlocks(blocks []llm.Block) []llm.Block {
 			if strings.TrimSpace(b.Text) == "" {
 				continue
 			}
-			if !strings.HasPrefix(strings.TrimSpace(b.Text), reminderOpen) {
-				b.Text = reminderOpen + "\n" + b.Text + "\n" + reminderClose
+			if !strings.HasPrefix(strings.TrimSpace(b.Text), llm.ReminderOpen) {
+				b.Text = llm.Reminder("", b.Text).Text
 			}
 		case b.Type == llm.TypeImage, b.Type == "document":
 		default:

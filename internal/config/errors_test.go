@@ -318,3 +318,31 @@ func TestTooLarge(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestErrorText: the one error type of settings, extensions and MCP
+// configuration renders each of their forms.
+func TestErrorText(t *testing.T) {
+	cause := errors.New("boom")
+	tests := []struct {
+		e    Error
+		want string
+	}{
+		{Error{Source: Source{Scope: ScopeProject, Path: "/p/.claude/settings.json", Line: 3, Col: 7}, Key: "model", Msg: "expected a string"},
+			"/p/.claude/settings.json:3:7: model: expected a string"},
+		{Error{Source: Source{Path: "--settings"}, Msg: "invalid JSON", Err: cause}, "--settings: invalid JSON: boom"},
+		{Error{Source: Source{Path: "/p/SKILL.md", Line: 1}, Msg: "no frontmatter"}, "/p/SKILL.md:1: no frontmatter"},
+		{Error{Source: Source{Path: "/p/agent.md", Line: 4, Col: 1}, Key: "tool", Msg: "unknown field, ignored", Warning: true},
+			"/p/agent.md:4:1: warning: tool: unknown field, ignored"},
+		{Error{Source: Source{Path: "/p/.mcp.json", Line: 1, Col: 46}, Key: "mcpServers.s", Server: "s", Msg: "missing \"command\""},
+			"/p/.mcp.json:1:46: mcpServers.s: missing \"command\""},
+	}
+	for _, tt := range tests {
+		if got := tt.e.Error(); got != tt.want {
+			t.Errorf("got  %q\nwant %q", got, tt.want)
+		}
+	}
+	e := &Error{Source: Source{Path: "x"}, Msg: "m", Err: cause}
+	if !errors.Is(e, cause) {
+		t.Error("the cause does not unwrap")
+	}
+}

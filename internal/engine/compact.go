@@ -130,7 +130,7 @@ func (r *run) compact(trigger, instructions string) error {
 	start := r.fireHook(&hook.SessionStartInput{Base: r.hookBase(), Source: "compact", Model: model.ID})
 	if len(start.AdditionalContext) > 0 && len(out.Messages) > 0 {
 		first := &out.Messages[0]
-		first.Content = append(first.Content, contextBlock("SessionStart", start.AdditionalContext))
+		first.Content = append(first.Content, hook.ContextBlock("SessionStart", start.AdditionalContext))
 	}
 
 	s.mu.Lock()

@@ -328,7 +328,7 @@ func (r *run) loop(prompt []llm.Block) *protocol.Result {
 			r.notify(m)
 		}
 		if len(async.AdditionalContext) > 0 {
-			content = append(content, contextBlock("Async", async.AdditionalContext))
+			content = append(content, hook.ContextBlock("Async", async.AdditionalContext))
 		}
 	}
 	extra, refused := r.userPromptSubmit(prompt)
@@ -674,7 +674,7 @@ func (r *run) flushAnnouncements() {
 		s.mu.Unlock()
 		return
 	}
-	block := llm.Text("<system-reminder>\n" + strings.Join(notes, "\n") + "\n</system-reminder>")
+	block := llm.Reminder("", strings.Join(notes, "\n"))
 	s.messages[last].Content = append(append([]llm.Block(nil), s.messages[last].Content...), block)
 	s.mu.Unlock()
 	r.record(&protocol.User{Type: "user", Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{block}},

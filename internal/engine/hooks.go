@@ -99,11 +99,6 @@ func (r *run) hookBase() hook.Base {
 	return b
 }
 
-// contextBlock wraps hook-supplied context for the model.
-func contextBlock(source string, texts []string) llm.Block {
-	return llm.Text("<system-reminder>\n" + source + " hook additional context: " + strings.Join(texts, "\n") + "\n</system-reminder>")
-}
-
 // preToolUse runs the PreToolUse hooks of a call. It reports whether the
 // call may go on to the permission check.
 func (r *run) preToolUse(c *call) bool {
@@ -221,7 +216,7 @@ func (r *run) userPromptSubmit(prompt []llm.Block) (extra []llm.Block, stop *pro
 		return nil, r.errorResult(protocol.ResultDuringExecution, "hook_stopped", stopText(out.StopReason))
 	}
 	if len(out.AdditionalContext) > 0 {
-		extra = append(extra, contextBlock("UserPromptSubmit", out.AdditionalContext))
+		extra = append(extra, hook.ContextBlock("UserPromptSubmit", out.AdditionalContext))
 	}
 	return extra, nil
 }

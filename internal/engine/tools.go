@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/tackcode/tack/internal/hook"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/protocol"
 	"github.com/tackcode/tack/internal/tool"
@@ -124,7 +125,7 @@ func (r *run) runTools(calls []*call) *protocol.Result {
 	interrupted := r.ctx.Err() != nil
 	for _, c := range calls {
 		if len(c.hookContext) > 0 {
-			c.result.Content = append(c.result.Content, contextBlock("Tool", c.hookContext))
+			c.result.Content = append(c.result.Content, hook.ContextBlock("Tool", c.hookContext))
 		}
 		if !c.done {
 			reason := "Not run: the run stopped before this call."

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/hook"
 	"github.com/tackcode/tack/internal/mcp/mcpconfig"
 	"github.com/tackcode/tack/internal/permission"
@@ -104,13 +105,13 @@ type agentParser struct {
 
 // parseAgentFile reads an agent from a Markdown file with frontmatter.
 // prefix namespaces a plugin's agents ("plugin:").
-func (ap agentParser) parseAgentFile(src []byte, path string, source Source, prefix string) (*Agent, []*Error, *Error) {
+func (ap agentParser) parseAgentFile(src []byte, path string, source Source, prefix string) (*Agent, []*config.Error, *config.Error) {
 	fm, err := parseFrontmatter(src, path)
 	if err != nil {
 		return nil, nil, err
 	}
 	if !fm.present {
-		return nil, nil, &Error{Path: path, Line: 1, Msg: "no frontmatter: an agent file starts with a --- block holding at least name and description"}
+		return nil, nil, &config.Error{Source: config.Source{Path: path, Line: 1}, Msg: "no frontmatter: an agent file starts with a --- block holding at least name and description"}
 	}
 	a, err := ap.fromFields(fm.fields, path, source, prefix)
 	if err != nil {
@@ -121,10 +122,10 @@ func (ap agentParser) parseAgentFile(src []byte, path string, source Source, pre
 }
 
 // fromFields builds an agent from frontmatter fields or a --agents entry.
-func (ap agentParser) fromFields(fields *node, path string, source Source, prefix string) (*Agent, *Error) {
+func (ap agentParser) fromFields(fields *node, path string, source Source, prefix string) (*Agent, *config.Error) {
 	f := field{path: path}
 	a := &Agent{Source: source}
-	var err *Error
+	var err *config.Error
 	nameNode := fields.get("name")
 	if a.Name, err = f.str(nameNode, "name"); err != nil {
 		return nil, err
@@ -225,16 +226,16 @@ func (ap agentParser) fromFields(fields *node, path string, source Source, prefi
 
 // mcpServers reads an agent's mcpServers: a list whose items are server
 // names or {name: entry} mappings, or a mapping of name to entry.
-func (ap agentParser) mcpServers(a *Agent, n *node, path string) *Error {
+func (ap agentParser) mcpServers(a *Agent, n *node, path string) *config.Error {
 	if n == nil || n.kind == kindNull {
 		return nil
 	}
 	f := field{path: path}
-	inline := func(m member, key string) *Error {
+	inline := func(m member, key string) *config.Error {
 		src := mcpconfig.Source{Path: path, Line: m.line, Col: m.col}
 		srv := mcpconfig.ParseEntry(m.key, m.val.json(), mcpconfig.AgentScope(a.Name), src, ap.lookup)
 		if srv.Err != nil {
-			return &Error{Path: path, Line: m.line, Col: m.col, Field: key, Msg: "invalid MCP server", Err: srv.Err}
+			return &config.Error{Source: config.Source{Path: path, Line: m.line, Col: m.col}, Key: key, Msg: "invalid MCP server", Err: srv.Err}
 		}
 		a.MCPServers = append(a.MCPServers, srv)
 		return nil
@@ -275,7 +276,7 @@ const FlagPath = "--agents"
 
 // parseAgentsFlag reads the --agents JSON: {"name": {"description": …,
 // "prompt": …, "tools": […], …}}, the Agent SDK's AgentDefinition map.
-func (ap agentParser) parseAgentsFlag(src string) ([]*Agent, *Error) {
+func (ap agentParser) parseAgentsFlag(src string) ([]*Agent, *config.Error) {
 	root, err := parseJSONFile([]byte(src), FlagPath)
 	if err != nil {
 		return nil, err
@@ -297,8 +298,8 @@ func (ap agentParser) parseAgentsFlag(src string) ([]*Agent, *Error) {
 			mems: append([]member{{key: "name", line: m.line, col: m.col, val: &node{kind: kindString, str: m.key, line: m.line, col: m.col}}}, def.mems...)}
 		a, err := ap.fromFields(withName, FlagPath, Source{Scope: ScopeFlag}, "")
 		if err != nil {
-			if err.Field != "" {
-				err.Field = m.key + "." + err.Field
+			if err.Key != "" {
+				err.Key = m.key + "." + err.Key
 			}
 			return nil, err
 		}

@@ -37,9 +37,10 @@
 // Claude Code does, so "description: Use when: the user asks" loads.
 //
 // Unlike Claude Code, which loads a file with a broken header as if it had
-// none, a definition that is not valid is left out and reported as an
-// *Error naming its file, line and field (a bad model alias, a tools entry
-// naming no tool, a hook without a command, a plugin.json without a name);
+// none, a definition that is not valid is left out and reported as a
+// *config.Error (the error type settings and MCP configuration use too)
+// naming its file, line and field (a bad model alias, a tools entry naming
+// no tool, a hook without a command, a plugin.json without a name);
 // everything else still loads. A skill needs a description; a command
 // without one is described by its first line, as in Claude Code. Unknown
 // fields that look like misspelt known ones are warnings.

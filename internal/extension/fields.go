@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/spell"
 )
@@ -17,13 +18,13 @@ type field struct {
 	path string
 }
 
-func (f field) typeErr(n *node, key, want string) *Error {
+func (f field) typeErr(n *node, key, want string) *config.Error {
 	return errAt(f.path, n, key, fmt.Sprintf("expected %s, got %s", want, n.kind), nil)
 }
 
 // str reads text: a string, or a number or boolean as written (YAML reads
 // "version: 1.0" as a number), or a YAML flow list as written.
-func (f field) str(n *node, key string) (string, *Error) {
+func (f field) str(n *node, key string) (string, *config.Error) {
 	if n == nil || n.kind == kindNull {
 		return "", nil
 	}
@@ -34,7 +35,7 @@ func (f field) str(n *node, key string) (string, *Error) {
 }
 
 // boolean reads true or false (also written as a string, as some users do).
-func (f field) boolean(n *node, key string) (bool, *Error) {
+func (f field) boolean(n *node, key string) (bool, *config.Error) {
 	if n == nil || n.kind == kindNull {
 		return false, nil
 	}
@@ -61,7 +62,7 @@ func describe(n *node) string {
 // string of items separated by commas or blanks outside parentheses
 // ("Read, Grep", "Bash(git add *) Bash(git commit *)"). The nodes
 // returned give each item's position, for messages.
-func (f field) list(n *node, key string) ([]string, *Error) {
+func (f field) list(n *node, key string) ([]string, *config.Error) {
 	if n == nil || n.kind == kindNull {
 		return nil, nil
 	}
@@ -141,7 +142,7 @@ var agentList = regexp.MustCompile(`^(Agent|Task)\s*\((.*)\)$`)
 
 // parseTools checks each entry of a tools list: it must be a valid
 // permission rule naming a known tool (or an MCP tool).
-func (f field) parseTools(items []string, n *node, key string, known func(string) bool) ([]ToolRef, *Error) {
+func (f field) parseTools(items []string, n *node, key string, known func(string) bool) ([]ToolRef, *config.Error) {
 	var out []ToolRef
 	for i, item := range items {
 		at := n
@@ -203,7 +204,7 @@ var bareWord = regexp.MustCompile(`^[A-Za-z]+(\[1m\])?$`)
 
 // checkModel accepts an alias, "inherit" or something shaped like a model
 // id; a bare word that is no alias is a typo, not an id.
-func (f field) checkModel(n *node, key, model string) *Error {
+func (f field) checkModel(n *node, key, model string) *config.Error {
 	if model == "" || slices.Contains(modelAliases, strings.ToLower(model)) {
 		return nil
 	}
@@ -215,7 +216,7 @@ func (f field) checkModel(n *node, key, model string) *Error {
 
 var efforts = []string{"low", "medium", "high", "xhigh", "max"}
 
-func (f field) checkEffort(n *node, key, effort string) *Error {
+func (f field) checkEffort(n *node, key, effort string) *config.Error {
 	if effort == "" || slices.Contains(efforts, effort) {
 		return nil
 	}
@@ -227,14 +228,14 @@ func (f field) checkEffort(n *node, key, effort string) *Error {
 
 // unknownKeys reports keys that look like misspelt known ones, which would
 // otherwise be ignored without a word.
-func unknownKeys(fields *node, known []string, path string) []*Error {
-	var out []*Error
+func unknownKeys(fields *node, known []string, path string) []*config.Error {
+	var out []*config.Error
 	for _, m := range fields.mems {
 		if slices.Contains(known, m.key) {
 			continue
 		}
 		if s := spell.Suggest(m.key, known); s != "" {
-			out = append(out, &Error{Path: path, Line: m.line, Col: m.col, Field: m.key, Msg: fmt.Sprintf("unknown field, ignored (did you mean %q?)", s), Warning: true})
+			out = append(out, &config.Error{Source: config.Source{Path: path, Line: m.line, Col: m.col}, Key: m.key, Msg: fmt.Sprintf("unknown field, ignored (did you mean %q?)", s), Warning: true})
 		}
 	}
 	return out

@@ -10,6 +10,8 @@ import (
 	yaml "github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+
+	"github.com/tackcode/tack/internal/config"
 )
 
 // frontmatter is a Markdown file split into its YAML header and its body.
@@ -30,7 +32,7 @@ type frontmatter struct {
 // parseFrontmatter splits src, read from path, into its YAML header and
 // body. The header is the text between a first line "---" and the next line
 // "---". Line numbers in problems are the file's (see parseYAML).
-func parseFrontmatter(src []byte, path string) (*frontmatter, *Error) {
+func parseFrontmatter(src []byte, path string) (*frontmatter, *config.Error) {
 	text := string(bytes.TrimPrefix(src, []byte("\xef\xbb\xbf")))
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	fm := &frontmatter{fields: &node{kind: kindMap, line: 1, col: 1}, body: text, bodyLine: 1}
@@ -65,7 +67,7 @@ func parseFrontmatter(src []byte, path string) (*frontmatter, *Error) {
 		off += end + 1
 	}
 	if !closed {
-		return nil, &Error{Path: path, Line: 1, Col: 1, Msg: `the frontmatter opened by "---" on line 1 is never closed by a "---" line`}
+		return nil, &config.Error{Source: config.Source{Path: path, Line: 1, Col: 1}, Msg: `the frontmatter opened by "---" on line 1 is never closed by a "---" line`}
 	}
 	fm.present, fm.body, fm.bodyLine = true, body, lines+1
 	// A blank line stands for the opening "---", so that the YAML parser
@@ -91,7 +93,7 @@ func parseFrontmatter(src []byte, path string) (*frontmatter, *Error) {
 // quoted, as Claude Code does, so that headers such as
 // "description: Use when: the user asks" load; if that fails too, the
 // first error is reported. lenient says the retry was needed.
-func parseYAML(src []byte, path string) (n *node, lenient bool, e *Error) {
+func parseYAML(src []byte, path string) (n *node, lenient bool, e *config.Error) {
 	f, err := parser.ParseBytes(src, 0)
 	if err != nil {
 		quoted := quoteValues(string(src))
@@ -109,7 +111,7 @@ func parseYAML(src []byte, path string) (n *node, lenient bool, e *Error) {
 		if d.Body != nil {
 			if body != nil {
 				tk := d.Body.GetToken()
-				return nil, false, &Error{Path: path, Line: tk.Position.Line, Col: tk.Position.Column, Msg: "the frontmatter holds more than one YAML document"}
+				return nil, false, &config.Error{Source: config.Source{Path: path, Line: tk.Position.Line, Col: tk.Position.Column}, Msg: "the frontmatter holds more than one YAML document"}
 			}
 			body = d.Body
 		}
@@ -161,15 +163,15 @@ func quoteValues(src string) string {
 	return strings.Join(lines, "\n")
 }
 
-// yamlError turns a YAML parser error into an *Error at its place in the
+// yamlError turns a YAML parser error into an *config.Error at its place in the
 // file; one the parser does not place is put at the start of the header.
-func yamlError(err error, path string) *Error {
-	e := &Error{Path: path, Line: 2, Col: 1, Msg: "invalid YAML", Err: err}
+func yamlError(err error, path string) *config.Error {
+	e := &config.Error{Source: config.Source{Path: path, Line: 2, Col: 1}, Msg: "invalid YAML", Err: err}
 	var ye yaml.Error
 	if errors.As(err, &ye) {
 		e.Msg, e.Err = "invalid YAML: "+ye.GetMessage(), nil
 		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
-			e.Line, e.Col = tk.Position.Line, tk.Position.Column
+			e.Source.Line, e.Source.Col = tk.Position.Line, tk.Position.Column
 		}
 	}
 	return e
@@ -192,7 +194,7 @@ func (c *yamlConverter) at(n ast.Node, out *node) *node {
 	return out
 }
 
-func (c *yamlConverter) convert(n ast.Node, depth int) (*node, *Error) {
+func (c *yamlConverter) convert(n ast.Node, depth int) (*node, *config.Error) {
 	if n == nil {
 		return nil, nil
 	}
@@ -286,7 +288,7 @@ func (c *yamlConverter) convert(n ast.Node, depth int) (*node, *Error) {
 	return nil, c.fail(n, fmt.Sprintf("unsupported YAML construct (%s)", n.Type()))
 }
 
-func (c *yamlConverter) member(out *node, mv *ast.MappingValueNode, depth int) *Error {
+func (c *yamlConverter) member(out *node, mv *ast.MappingValueNode, depth int) *config.Error {
 	if _, merge := mv.Key.(*ast.MergeKeyNode); merge {
 		return c.fail(mv, "merge keys (<<) are not supported in frontmatter")
 	}
@@ -315,10 +317,10 @@ func (c *yamlConverter) member(out *node, mv *ast.MappingValueNode, depth int) *
 	return nil
 }
 
-func (c *yamlConverter) fail(n ast.Node, msg string) *Error {
-	e := &Error{Path: c.path, Msg: msg}
+func (c *yamlConverter) fail(n ast.Node, msg string) *config.Error {
+	e := &config.Error{Source: config.Source{Path: c.path}, Msg: msg}
 	if tk := n.GetToken(); tk != nil && tk.Position != nil {
-		e.Line, e.Col = tk.Position.Line, tk.Position.Column
+		e.Source.Line, e.Source.Col = tk.Position.Line, tk.Position.Column
 	}
 	return e
 }

@@ -28,7 +28,7 @@ type hookContext struct {
 // parseHooks reads a "hooks" value — {"Event": [{"matcher": …, "hooks":
 // [handler…]}]}, the shape of settings files — into a hook.Config. The
 // first problem found is returned.
-func parseHooks(n *node, path, key string, hc hookContext) (hook.Config, *Error) {
+func parseHooks(n *node, path, key string, hc hookContext) (hook.Config, *config.Error) {
 	if n == nil || n.kind == kindNull {
 		return nil, nil
 	}
@@ -40,8 +40,7 @@ func parseHooks(n *node, path, key string, hc hookContext) (hook.Config, *Error)
 	for _, m := range n.mems {
 		ek := key + "." + m.key
 		if !config.IsHookEvent(m.key) {
-			return nil, &Error{Path: path, Line: m.line, Col: m.col, Field: ek,
-				Msg: fmt.Sprintf("unknown hook event %q%s", m.key, didYouMean(m.key, config.HookEvents()))}
+			return nil, &config.Error{Source: config.Source{Path: path, Line: m.line, Col: m.col}, Key: ek, Msg: fmt.Sprintf("unknown hook event %q%s", m.key, didYouMean(m.key, config.HookEvents()))}
 		}
 		if m.val.kind == kindNull {
 			continue
@@ -61,7 +60,7 @@ func parseHooks(n *node, path, key string, hc hookContext) (hook.Config, *Error)
 	return cfg, nil
 }
 
-func parseMatcherGroup(g *node, path, key string, hc hookContext) (hook.Matcher, *Error) {
+func parseMatcherGroup(g *node, path, key string, hc hookContext) (hook.Matcher, *config.Error) {
 	f := field{path: path}
 	var mg hook.Matcher
 	if g.kind != kindMap {
@@ -98,7 +97,7 @@ func parseMatcherGroup(g *node, path, key string, hc hookContext) (hook.Matcher,
 	return mg, nil
 }
 
-func parseHandler(n *node, path, key string, hc hookContext) (hook.Handler, *Error) {
+func parseHandler(n *node, path, key string, hc hookContext) (hook.Handler, *config.Error) {
 	f := field{path: path}
 	h := hook.Handler{Source: hc.source}
 	if n.kind != kindMap {
@@ -109,7 +108,7 @@ func parseHandler(n *node, path, key string, hc hookContext) (hook.Handler, *Err
 		if v.kind == kindNull {
 			continue
 		}
-		var err *Error
+		var err *config.Error
 		switch m.key {
 		case "type":
 			if h.Type, err = f.str(v, k); err == nil && !slices.Contains(hookTypes, h.Type) {
@@ -210,7 +209,7 @@ func expandPluginRoot(s, root string) string {
 	return strings.ReplaceAll(s, "$CLAUDE_PLUGIN_ROOT", root)
 }
 
-func stringMap(n *node, path, key string) (map[string]string, *Error) {
+func stringMap(n *node, path, key string) (map[string]string, *config.Error) {
 	f := field{path: path}
 	if n.kind != kindMap {
 		return nil, f.typeErr(n, key, "a mapping of names to strings")

@@ -63,7 +63,7 @@ type Set struct {
 	agents, shadowedAgents []*Agent
 	skills, shadowedSkills []*Skill
 	plugins                []*Plugin
-	problems               []*Error
+	problems               []*config.Error
 }
 
 // Load finds the definitions opts points at. It does not fail: a file
@@ -234,8 +234,7 @@ func (set *Set) loadPlugins(opts Options) {
 			return
 		}
 		if prev, dup := seen[p.Name]; dup {
-			set.problems = append(set.problems, &Error{Path: filepath.Join(p.Root, ManifestPath), Field: "name",
-				Msg: fmt.Sprintf("plugin %q is already loaded from %s: this one is skipped", p.Name, prev)})
+			set.problems = append(set.problems, &config.Error{Source: config.Source{Path: filepath.Join(p.Root, ManifestPath)}, Key: "name", Msg: fmt.Sprintf("plugin %q is already loaded from %s: this one is skipped", p.Name, prev)})
 			return
 		}
 		seen[p.Name] = p.Root
@@ -266,21 +265,20 @@ func (set *Set) loadPlugins(opts Options) {
 	for _, id := range ids {
 		inst, ok := installed[id]
 		if !ok {
-			set.problems = append(set.problems, &Error{Path: store.installedPath(), Field: id,
-				Msg: fmt.Sprintf("plugin %s is enabled in the settings but not installed (tack plugin install %s)", id, id)})
+			set.problems = append(set.problems, &config.Error{Source: config.Source{Path: store.installedPath()}, Key: id, Msg: fmt.Sprintf("plugin %s is enabled in the settings but not installed (tack plugin install %s)", id, id)})
 			continue
 		}
 		add(inst.InstallPath, id)
 	}
 }
 
-// asError turns err into an *Error naming path.
-func asError(err error, path string) *Error {
-	var e *Error
+// asError turns err into an *config.Error naming path.
+func asError(err error, path string) *config.Error {
+	var e *config.Error
 	if errors.As(err, &e) {
 		return e
 	}
-	return &Error{Path: path, Msg: err.Error()}
+	return &config.Error{Source: config.Source{Path: path}, Msg: err.Error()}
 }
 
 func envLookup(getenv func(string) string) func(string) (string, bool) {
@@ -296,8 +294,7 @@ func (set *Set) checkReferences() {
 	for _, a := range set.agents {
 		for _, t := range a.AgentTypes {
 			if _, ok := set.Agent(t); !ok {
-				set.problems = append(set.problems, &Error{Path: pathOr(a.Source), Field: "tools", Warning: true,
-					Msg: fmt.Sprintf("Agent(%s): no agent is named %q", t, t)})
+				set.problems = append(set.problems, &config.Error{Source: config.Source{Path: pathOr(a.Source)}, Key: "tools", Warning: true, Msg: fmt.Sprintf("Agent(%s): no agent is named %q", t, t)})
 			}
 		}
 	}
@@ -306,8 +303,7 @@ func (set *Set) checkReferences() {
 			continue
 		}
 		if _, ok := set.Agent(s.Agent); !ok {
-			set.problems = append(set.problems, &Error{Path: s.Path, Field: "agent", Warning: true,
-				Msg: fmt.Sprintf("no agent is named %q: the skill runs in general-purpose", s.Agent)})
+			set.problems = append(set.problems, &config.Error{Source: config.Source{Path: s.Path}, Key: "agent", Warning: true, Msg: fmt.Sprintf("no agent is named %q: the skill runs in general-purpose", s.Agent)})
 		}
 	}
 }
@@ -389,7 +385,7 @@ func (set *Set) BinDirs() []string {
 
 // Problems returns every problem found, warnings included, in the order
 // found.
-func (set *Set) Problems() []*Error { return slices.Clone(set.problems) }
+func (set *Set) Problems() []*config.Error { return slices.Clone(set.problems) }
 
 // Err joins the problems that kept a definition from loading (not the
 // warnings); nil when everything loaded.

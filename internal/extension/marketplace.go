@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tackcode/tack/internal/atomicfile"
+	"github.com/tackcode/tack/internal/config"
 )
 
 // This file keeps the plugins a user installs from marketplaces, in the
@@ -153,7 +154,7 @@ func readObject(path string) (map[string]json.RawMessage, error) {
 		return m, nil
 	}
 	if err := json.Unmarshal(src, &m); err != nil {
-		return nil, &Error{Path: path, Msg: "expected a JSON object", Err: err}
+		return nil, &config.Error{Source: config.Source{Path: path}, Msg: "expected a JSON object", Err: err}
 	}
 	return m, nil
 }
@@ -179,7 +180,7 @@ func (s *Store) Marketplaces() ([]KnownMarketplace, error) {
 	for name, r := range raw {
 		var km KnownMarketplace
 		if err := json.Unmarshal(r, &km); err != nil {
-			return nil, &Error{Path: s.knownPath(), Field: name, Msg: "not a marketplace record", Err: err}
+			return nil, &config.Error{Source: config.Source{Path: s.knownPath()}, Key: name, Msg: "not a marketplace record", Err: err}
 		}
 		km.Name = name
 		out = append(out, km)
@@ -254,9 +255,9 @@ func ReadCatalog(dir string) (*Catalog, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &Error{Path: path, Msg: "not a marketplace: .claude-plugin/marketplace.json is missing"}
+			return nil, &config.Error{Source: config.Source{Path: path}, Msg: "not a marketplace: .claude-plugin/marketplace.json is missing"}
 		}
-		return nil, &Error{Path: path, Msg: "cannot read the marketplace catalogue", Err: unwrapPath(err)}
+		return nil, &config.Error{Source: config.Source{Path: path}, Msg: "cannot read the marketplace catalogue", Err: unwrapPath(err)}
 	}
 	n, perr := parseJSONFile(src, path)
 	if perr != nil {
@@ -321,7 +322,7 @@ func orNode(n, fallback *node) *node {
 	return fallback
 }
 
-func pluginSource(n *node, path, key string) (PluginSource, *Error) {
+func pluginSource(n *node, path, key string) (PluginSource, *config.Error) {
 	f := field{path: path}
 	if n == nil || n.kind == kindNull {
 		return PluginSource{}, nil
@@ -507,7 +508,7 @@ func (s *Store) readInstalled() (*installedFile, error) {
 	f := &installedFile{top: top, plugins: map[string]json.RawMessage{}}
 	if raw, ok := top["plugins"]; ok {
 		if err := json.Unmarshal(raw, &f.plugins); err != nil {
-			return nil, &Error{Path: s.installedPath(), Field: "plugins", Msg: "expected an object", Err: err}
+			return nil, &config.Error{Source: config.Source{Path: s.installedPath()}, Key: "plugins", Msg: "expected an object", Err: err}
 		}
 	}
 	return f, nil
@@ -673,7 +674,7 @@ func (s *Store) Install(ctx context.Context, id string) (*InstalledPlugin, *Plug
 	}
 	m, merr := readManifest(staged)
 	if merr != nil {
-		merr.Path = strings.Replace(merr.Path, staged, "("+id+")", 1)
+		merr.Source.Path = strings.Replace(merr.Source.Path, staged, "("+id+")", 1)
 		return nil, nil, fmt.Errorf("install %s: %w", id, merr)
 	}
 	if m.Name != name {

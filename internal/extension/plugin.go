@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/hook"
 	"github.com/tackcode/tack/internal/mcp/mcpconfig"
 )
@@ -74,14 +75,14 @@ type pluginLoader struct {
 }
 
 // readManifest reads root's plugin.json.
-func readManifest(root string) (*Manifest, *Error) {
+func readManifest(root string) (*Manifest, *config.Error) {
 	path := filepath.Join(root, ManifestPath)
 	src, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &Error{Path: path, Msg: "not a plugin: the manifest .claude-plugin/plugin.json is missing"}
+			return nil, &config.Error{Source: config.Source{Path: path}, Msg: "not a plugin: the manifest .claude-plugin/plugin.json is missing"}
 		}
-		return nil, &Error{Path: path, Msg: "cannot read the plugin manifest", Err: unwrapPath(err)}
+		return nil, &config.Error{Source: config.Source{Path: path}, Msg: "cannot read the plugin manifest", Err: unwrapPath(err)}
 	}
 	n, perr := parseJSONFile(src, path)
 	if perr != nil {
@@ -90,13 +91,13 @@ func readManifest(root string) (*Manifest, *Error) {
 	return manifestFrom(n, path)
 }
 
-func manifestFrom(n *node, path string) (*Manifest, *Error) {
+func manifestFrom(n *node, path string) (*Manifest, *config.Error) {
 	f := field{path: path}
 	if n == nil || n.kind != kindMap {
 		return nil, errAt(path, n, "", `a plugin manifest is a JSON object such as {"name": "my-plugin"}`, nil)
 	}
 	m := &Manifest{hooks: n.get("hooks"), mcpServers: n.get("mcpServers")}
-	var err *Error
+	var err *config.Error
 	nameNode := n.get("name")
 	if nameNode == nil || nameNode.kind != kindString || strings.TrimSpace(nameNode.str) == "" {
 		if nameNode != nil && nameNode.kind != kindString {
@@ -169,7 +170,7 @@ func manifestFrom(n *node, path string) (*Manifest, *Error) {
 }
 
 // stringList reads a string or a list of strings.
-func stringList(n *node, path, key string) ([]string, *Error) {
+func stringList(n *node, path, key string) ([]string, *config.Error) {
 	if n == nil || n.kind == kindNull {
 		return nil, nil
 	}
@@ -199,21 +200,21 @@ func inside(root, rel string) (string, bool) {
 // load reads the plugin in root. A broken manifest is the returned error
 // and nothing loads; a broken component is one of the problems and the
 // rest of the plugin loads.
-func (pl pluginLoader) load(root, id string) (*Plugin, []*Error, *Error) {
+func (pl pluginLoader) load(root, id string) (*Plugin, []*config.Error, *config.Error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return nil, nil, &Error{Path: root, Msg: "cannot resolve the plugin folder", Err: err}
+		return nil, nil, &config.Error{Source: config.Source{Path: root}, Msg: "cannot resolve the plugin folder", Err: err}
 	}
 	root = abs
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return nil, nil, &Error{Path: root, Msg: "plugin folder not found"}
+		return nil, nil, &config.Error{Source: config.Source{Path: root}, Msg: "plugin folder not found"}
 	}
 	m, merr := readManifest(root)
 	if merr != nil {
 		return nil, nil, merr
 	}
 	p := &Plugin{Manifest: *m, Root: root, ID: id}
-	var probs []*Error
+	var probs []*config.Error
 	manifest := filepath.Join(root, ManifestPath)
 	source := Source{Scope: ScopePlugin, Plugin: m.Name}
 	prefix := m.Name + ":"
@@ -280,7 +281,7 @@ func (pl pluginLoader) load(root, id string) (*Plugin, []*Error, *Error) {
 		src, err := os.ReadFile(hf)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) || hf != hookFiles[0] {
-				probs = append(probs, &Error{Path: hf, Msg: "cannot read the hooks file", Err: unwrapPath(err)})
+				probs = append(probs, &config.Error{Source: config.Source{Path: hf}, Msg: "cannot read the hooks file", Err: unwrapPath(err)})
 			}
 			continue
 		}
@@ -305,7 +306,7 @@ func (pl pluginLoader) load(root, id string) (*Plugin, []*Error, *Error) {
 			for _, mem := range n.mems {
 				srv := mcpconfig.ParseEntry(mem.key, mem.val.json(), scope, mcpconfig.Source{Path: manifest, Line: mem.line, Col: mem.col}, lookup)
 				if srv.Err != nil {
-					probs = append(probs, &Error{Path: manifest, Line: mem.line, Col: mem.col, Field: "mcpServers." + mem.key, Msg: "invalid MCP server", Err: srv.Err})
+					probs = append(probs, &config.Error{Source: config.Source{Path: manifest, Line: mem.line, Col: mem.col}, Key: "mcpServers." + mem.key, Msg: "invalid MCP server", Err: srv.Err})
 					continue
 				}
 				p.MCPServers = append(p.MCPServers, srv)
@@ -322,18 +323,18 @@ func (pl pluginLoader) load(root, id string) (*Plugin, []*Error, *Error) {
 		src, err := os.ReadFile(mf)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) || mf != mcpFiles[0] {
-				probs = append(probs, &Error{Path: mf, Msg: "cannot read the MCP configuration", Err: unwrapPath(err)})
+				probs = append(probs, &config.Error{Source: config.Source{Path: mf}, Msg: "cannot read the MCP configuration", Err: unwrapPath(err)})
 			}
 			continue
 		}
 		servers, perr := mcpconfig.ParseConfig(src, mf, scope, lookup)
 		if perr != nil {
-			probs = append(probs, &Error{Path: mf, Line: perr.Source.Line, Col: perr.Source.Col, Field: perr.Key, Msg: perr.Msg, Err: perr.Err})
+			probs = append(probs, perr)
 			continue
 		}
 		for _, srv := range servers {
 			if srv.Err != nil {
-				probs = append(probs, &Error{Path: mf, Line: srv.Err.Source.Line, Col: srv.Err.Source.Col, Field: srv.Err.Key, Msg: srv.Err.Msg, Err: srv.Err.Err})
+				probs = append(probs, srv.Err)
 				continue
 			}
 			p.MCPServers = append(p.MCPServers, srv)
@@ -365,7 +366,7 @@ func (pl pluginLoader) load(root, id string) (*Plugin, []*Error, *Error) {
 
 // hooksDocument reads a hooks file: {"description": …, "hooks": {…}}. A
 // bare map of events (without the "hooks" key) is read too.
-func hooksDocument(n *node, path, key string, hc hookContext) (hook.Config, *Error) {
+func hooksDocument(n *node, path, key string, hc hookContext) (hook.Config, *config.Error) {
 	if n == nil {
 		return nil, nil
 	}
@@ -405,7 +406,7 @@ func pluginLookup(root string, getenv func(string) string) func(string) (string,
 	}
 }
 
-func appendProblems(dst []*Error, warns []*Error, err *Error) []*Error {
+func appendProblems(dst []*config.Error, warns []*config.Error, err *config.Error) []*config.Error {
 	dst = append(dst, warns...)
 	if err != nil {
 		dst = append(dst, err)
@@ -413,7 +414,7 @@ func appendProblems(dst []*Error, warns []*Error, err *Error) []*Error {
 	return dst
 }
 
-// unwrapPath strips the *PathError whose path the *Error already names.
+// unwrapPath strips the *PathError whose path the *config.Error already names.
 func unwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -426,8 +427,8 @@ func unwrapPath(err error) error {
 // it with every problem found (nil when its manifest is broken, which is
 // then the first problem). When dir is also a marketplace, its catalogue
 // is checked too.
-func ValidatePlugin(dir string) (*Plugin, []*Error) {
-	var probs []*Error
+func ValidatePlugin(dir string) (*Plugin, []*config.Error) {
+	var probs []*config.Error
 	if _, err := os.Stat(filepath.Join(dir, MarketplaceManifestPath)); err == nil {
 		if _, cerr := ReadCatalog(dir); cerr != nil {
 			probs = append(probs, asError(cerr, filepath.Join(dir, MarketplaceManifestPath)))
@@ -447,12 +448,12 @@ func ValidatePlugin(dir string) (*Plugin, []*Error) {
 // addInside adds to list the paths of rels (relative to the plugin root,
 // from the manifest's field) that stay inside the plugin folder, once each;
 // a path that leaves it is a problem.
-func addInside(list []string, probs []*Error, root, manifest, field string, rels []string) ([]string, []*Error) {
+func addInside(list []string, probs []*config.Error, root, manifest, field string, rels []string) ([]string, []*config.Error) {
 	for _, rel := range rels {
 		p, ok := inside(root, rel)
 		switch {
 		case !ok:
-			probs = append(probs, &Error{Path: manifest, Field: field, Msg: fmt.Sprintf("path %q leaves the plugin folder", rel)})
+			probs = append(probs, &config.Error{Source: config.Source{Path: manifest}, Key: field, Msg: fmt.Sprintf("path %q leaves the plugin folder", rel)})
 		case !slices.Contains(list, p):
 			list = append(list, p)
 		}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/tackcode/tack/internal/config"
 )
 
 // maxDefinitionSize bounds what is read of one definition file: a skill is
@@ -15,16 +17,16 @@ import (
 const maxDefinitionSize = 4 << 20
 
 // readDefinition reads one definition file.
-func readDefinition(path string) ([]byte, *Error) {
+func readDefinition(path string) ([]byte, *config.Error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, unreadable(path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &Error{Path: path, Msg: "not a regular file"}
+		return nil, &config.Error{Source: config.Source{Path: path}, Msg: "not a regular file"}
 	}
 	if fi.Size() > maxDefinitionSize {
-		return nil, &Error{Path: path, Msg: fmt.Sprintf("%d bytes is too large for a definition file (at most %d)", fi.Size(), maxDefinitionSize)}
+		return nil, &config.Error{Source: config.Source{Path: path}, Msg: fmt.Sprintf("%d bytes is too large for a definition file (at most %d)", fi.Size(), maxDefinitionSize)}
 	}
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -37,24 +39,24 @@ func readDefinition(path string) ([]byte, *Error) {
 // os.Stat or reading failed on with err. A symbolic link to nothing says
 // where it points, since "no such file" about a file the user can see in
 // a listing is a puzzle.
-func unreadable(path string, err error) *Error {
+func unreadable(path string, err error) *config.Error {
 	if errors.Is(err, fs.ErrNotExist) {
 		if target, lerr := os.Readlink(path); lerr == nil {
-			return &Error{Path: path, Msg: fmt.Sprintf("cannot read: it is a symbolic link to %s, which does not exist", target)}
+			return &config.Error{Source: config.Source{Path: path}, Msg: fmt.Sprintf("cannot read: it is a symbolic link to %s, which does not exist", target)}
 		}
 	}
-	return &Error{Path: path, Msg: "cannot read", Err: unwrapPath(err)}
+	return &config.Error{Source: config.Source{Path: path}, Msg: "cannot read", Err: unwrapPath(err)}
 }
 
 // maxNesting is how deep commands and agents are looked for below their
 // folder: deeper than anyone namespaces them, and a bound on a link loop.
 const maxNesting = 8
 
-func tooDeep(dir string) *Error {
-	return &Error{Path: dir, Msg: fmt.Sprintf("not read: more than %d folders deep (a symbolic link loop?)", maxNesting)}
+func tooDeep(dir string) *config.Error {
+	return &config.Error{Source: config.Source{Path: dir}, Msg: fmt.Sprintf("not read: more than %d folders deep (a symbolic link loop?)", maxNesting)}
 }
 
-func readSkillFile(path, name string, kind Kind, source Source, pluginRoot string) (*Skill, []*Error, *Error) {
+func readSkillFile(path, name string, kind Kind, source Source, pluginRoot string) (*Skill, []*config.Error, *config.Error) {
 	src, err := readDefinition(path)
 	if err != nil {
 		return nil, nil, err
@@ -64,13 +66,13 @@ func readSkillFile(path, name string, kind Kind, source Source, pluginRoot strin
 }
 
 // entries lists dir sorted by name; a missing folder has none.
-func entries(dir string) ([]fs.DirEntry, *Error) {
+func entries(dir string) ([]fs.DirEntry, *config.Error) {
 	list, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) || isNotDir(err) {
 			return nil, nil
 		}
-		return nil, &Error{Path: dir, Msg: "cannot list the folder", Err: unwrapPath(err)}
+		return nil, &config.Error{Source: config.Source{Path: dir}, Msg: "cannot list the folder", Err: unwrapPath(err)}
 	}
 	return list, nil
 }
@@ -87,13 +89,13 @@ func isDir(path string) bool {
 }
 
 // scanSkills reads dir/NAME/SKILL.md for every NAME.
-func scanSkills(dir, prefix string, source Source, pluginRoot string) ([]*Skill, []*Error) {
+func scanSkills(dir, prefix string, source Source, pluginRoot string) ([]*Skill, []*config.Error) {
 	list, lerr := entries(dir)
 	if lerr != nil {
-		return nil, []*Error{lerr}
+		return nil, []*config.Error{lerr}
 	}
 	var out []*Skill
-	var probs []*Error
+	var probs []*config.Error
 	for _, e := range list {
 		sub := filepath.Join(dir, e.Name())
 		if strings.HasPrefix(e.Name(), ".") {
@@ -115,7 +117,7 @@ func scanSkills(dir, prefix string, source Source, pluginRoot string) ([]*Skill,
 			continue // a folder of supporting files, not a skill
 		}
 		if !validName.MatchString(e.Name()) {
-			probs = append(probs, &Error{Path: path, Msg: fmt.Sprintf("invalid skill folder name %q: use letters, digits, '-', '_' and '.'", e.Name())})
+			probs = append(probs, &config.Error{Source: config.Source{Path: path}, Msg: fmt.Sprintf("invalid skill folder name %q: use letters, digits, '-', '_' and '.'", e.Name())})
 			continue
 		}
 		s, w, err := readSkillFile(path, prefix+e.Name(), KindSkill, source, pluginRoot)
@@ -129,9 +131,9 @@ func scanSkills(dir, prefix string, source Source, pluginRoot string) ([]*Skill,
 
 // scanCommands reads dir/**/*.md as commands; a subfolder namespaces the
 // commands in it (commands/git/commit.md is git:commit).
-func scanCommands(dir, prefix string, source Source, pluginRoot string) ([]*Skill, []*Error) {
+func scanCommands(dir, prefix string, source Source, pluginRoot string) ([]*Skill, []*config.Error) {
 	var out []*Skill
-	var probs []*Error
+	var probs []*config.Error
 	var walk func(d string, ns []string, depth int)
 	walk = func(d string, ns []string, depth int) {
 		if depth > maxNesting {
@@ -158,7 +160,7 @@ func scanCommands(dir, prefix string, source Source, pluginRoot string) ([]*Skil
 			}
 			base := strings.TrimSuffix(name, ".md")
 			if !validName.MatchString(base) {
-				probs = append(probs, &Error{Path: p, Msg: fmt.Sprintf("invalid command file name %q: use letters, digits, '-', '_' and '.'", name)})
+				probs = append(probs, &config.Error{Source: config.Source{Path: p}, Msg: fmt.Sprintf("invalid command file name %q: use letters, digits, '-', '_' and '.'", name)})
 				continue
 			}
 			full := prefix + strings.Join(append(slices.Clone(ns), base), ":")
@@ -174,9 +176,9 @@ func scanCommands(dir, prefix string, source Source, pluginRoot string) ([]*Skil
 }
 
 // scanAgents reads dir/*.md (and subfolders) as agents.
-func (ap agentParser) scanAgents(dir string, source Source, prefix string) ([]*Agent, []*Error) {
+func (ap agentParser) scanAgents(dir string, source Source, prefix string) ([]*Agent, []*config.Error) {
 	var out []*Agent
-	var probs []*Error
+	var probs []*config.Error
 	var walk func(d string, depth int)
 	walk = func(d string, depth int) {
 		if depth > maxNesting {

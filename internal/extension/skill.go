@@ -8,6 +8,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/hook"
 )
 
@@ -102,7 +103,7 @@ var skillKeys = []string{"name", "description", "when_to_use", "argument-hint", 
 
 // parseSkill reads a SKILL.md (kind KindSkill) or a command file. name is
 // the invocation name, already namespaced.
-func parseSkill(src []byte, path, name string, kind Kind, source Source, pluginRoot string) (*Skill, []*Error, *Error) {
+func parseSkill(src []byte, path, name string, kind Kind, source Source, pluginRoot string) (*Skill, []*config.Error, *config.Error) {
 	fm, err := parseFrontmatter(src, path)
 	if err != nil {
 		return nil, nil, err
@@ -113,7 +114,7 @@ func parseSkill(src []byte, path, name string, kind Kind, source Source, pluginR
 	if kind == KindSkill {
 		s.Dir = filepath.Dir(path)
 	}
-	var warns []*Error
+	var warns []*config.Error
 	if s.DisplayName, err = f.str(fields.get("name"), "name"); err != nil {
 		return nil, nil, err
 	}

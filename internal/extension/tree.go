@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/jsontree"
 )
 
@@ -129,13 +130,13 @@ func (n *node) json() json.RawMessage {
 // parser (jsontree); a syntax error is reported at its line and column. A
 // byte order mark is skipped; an empty document is a nil node and no
 // error.
-func parseJSONFile(src []byte, path string) (*node, *Error) {
+func parseJSONFile(src []byte, path string) (*node, *config.Error) {
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
 	lines := jsontree.NewLines(src)
 	root, serr := jsontree.Parse(src, nil)
 	if serr != nil {
 		line, col := lines.Pos(serr.Off)
-		return nil, &Error{Path: path, Line: line, Col: col, Msg: "invalid JSON: " + serr.Msg}
+		return nil, &config.Error{Source: config.Source{Path: path, Line: line, Col: col}, Msg: "invalid JSON: " + serr.Msg}
 	}
 	if root == nil {
 		return nil, nil

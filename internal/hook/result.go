@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/tackcode/tack/internal/llm"
 )
 
 // Status is how a handler ended.
@@ -209,6 +211,13 @@ type Outcome struct {
 
 // Context returns AdditionalContext joined by newlines.
 func (o Outcome) Context() string { return strings.Join(o.AdditionalContext, "\n") }
+
+// ContextBlock is hook context as the model reads it: one reminder naming
+// where it came from (an event, "Tool" for a tool call's hooks, "Async"
+// for hooks that answered later) with the texts, one per line.
+func ContextBlock(source string, texts []string) llm.Block {
+	return llm.Reminder("", source+" hook additional context: "+strings.Join(texts, "\n"))
+}
 
 // blockReason returns a reason, or what Claude Code says when there is none.
 func blockReason(s, fallback string) string {

@@ -180,7 +180,7 @@ func (s *Set) Blocks() []llm.Block {
 		if i == 0 {
 			lead = strings.TrimSpace(intro)
 		}
-		blocks[i] = llm.Text(format(lead, f))
+		blocks[i] = block(lead, f)
 	}
 	return blocks
 }
@@ -196,27 +196,18 @@ func (s *Set) AutoBlock() (llm.Block, bool) {
 
 // Render returns the block for one memory file, without the introduction
 // (for memory that loads after the first message).
-func Render(f File) llm.Block { return llm.Text(format("", f)) }
+func Render(f File) llm.Block { return block("", f) }
 
-// format is the one place the wire format of a memory block is written:
+// block is the one place the wire format of a memory block is written, a
+// reminder (llm.Reminder) headed by the file's path:
 //
 //	<system-reminder>[LEAD\n\n]Contents of PATH (DESCRIPTION):\n\nCONTENT\n</system-reminder>
 //
 // Changing it changes the cached prompt prefix of every session.
-func format(lead string, f File) string {
-	var b strings.Builder
-	b.Grow(len(lead) + len(f.Path) + len(f.Content) + 128)
-	b.WriteString("<system-reminder>")
+func block(lead string, f File) llm.Block {
+	heading := "Contents of " + f.Path + " (" + f.Kind.Description() + "):"
 	if lead != "" {
-		b.WriteString(lead)
-		b.WriteString("\n\n")
+		heading = lead + "\n\n" + heading
 	}
-	b.WriteString("Contents of ")
-	b.WriteString(f.Path)
-	b.WriteString(" (")
-	b.WriteString(f.Kind.Description())
-	b.WriteString("):\n\n")
-	b.WriteString(f.Content)
-	b.WriteString("\n</system-reminder>")
-	return b.String()
+	return llm.Reminder(heading, f.Content)
 }

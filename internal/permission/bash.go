@@ -3,7 +3,10 @@ package permission
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/tackcode/tack/internal/shellcmd"
 )
 
 // finding is a reason to ask, with the rule behind it if any. maybeDeny
@@ -58,34 +61,34 @@ func (st *state) bash(cmd string) Decision {
 	if r := firstWhole(st.deny, "Bash"); r != nil {
 		return denyBy(r, fmt.Sprintf("%s denies every shell command", r.rule.describe()))
 	}
-	an := analyze(cmd)
-	if an.err != nil {
-		return st.bashUnparsed(cmd, an.err)
+	an := shellcmd.Parse(cmd)
+	if an.Err != nil {
+		return st.bashUnparsed(cmd, an.Err)
 	}
 	st.budget = walkBudget
 	var found findings
 	var soft, notRO []string
 	var by *compiledRule
-	for _, sc := range an.cmds {
+	for _, sc := range an.Commands {
 		v := st.simple(sc)
 		if v.deny != nil {
 			return *v.deny
 		}
 		found.merge(v.found)
-		if v.soft != "" && !contains(soft, v.soft) {
+		if v.soft != "" && !slices.Contains(soft, v.soft) {
 			soft = append(soft, v.soft)
 		}
-		if !v.readOnly && v.notRO != "" && !contains(notRO, v.notRO) {
+		if !v.readOnly && v.notRO != "" && !slices.Contains(notRO, v.notRO) {
 			notRO = append(notRO, v.notRO)
 		}
 		if by == nil {
 			by = v.by
 		}
 	}
-	if len(an.opaque) > 0 {
-		found.note(st.opaqueFinding(quoteCmd(cmd), an.opaque[0]))
+	if len(an.Opaque) > 0 {
+		found.note(st.opaqueFinding(quoteCmd(cmd), an.Opaque[0]))
 	}
-	for _, p := range an.problems {
+	for _, p := range an.Problems {
 		why := fmt.Sprintf("%s %s", quoteCmd(cmd), p)
 		soft = append(soft, why)
 		notRO = append(notRO, why)
@@ -140,33 +143,17 @@ func (st *state) opaqueFinding(show, what string) *finding {
 	return &finding{r, fmt.Sprintf("%s %s, so %s cannot be checked against it", show, what, r.rule.describe()), true}
 }
 
-// effectOf classifies a command through its harmless wrappers: what the
-// innermost command does, plus what the wrappers write (time -o F).
-func effectOf(args []word, decl bool) (effect, [][]word) {
-	layers, writes := harmlessLayers(args)
-	var eff effect
-	switch {
-	case len(args) == 0:
-		eff = effect{readOnly: true} // assignments or redirections alone
-	case decl:
-		eff = notReadOnly("`%s` sets shell variables", args[0].text)
-	default:
-		eff = commandEffect(layers[len(layers)-1])
-	}
-	eff.writes = append(writes, eff.writes...)
-	return eff, layers
-}
-
 // simple checks one simple command.
-func (st *state) simple(sc *simpleCmd) verdict {
+func (st *state) simple(sc *shellcmd.Command) verdict {
 	var v verdict
-	show := quoteCmd(sc.src)
-	eff, layers := effectOf(sc.args, sc.decl)
+	show := quoteCmd(sc.Src)
+	eff := sc.Effect()
+	layers, _ := shellcmd.HarmlessLayers(sc.Args)
 
 	// The deny and ask rules: on the commands it runs, through wrappers,
 	// shell strings and scripts, and on the files each of them touches.
-	t := st.runTargets(sc)
-	if len(sc.args) > 0 {
+	t := sc.Targets(st)
+	if len(sc.Args) > 0 {
 		d, f := st.matchRun(t, show)
 		if d != nil {
 			v.deny = d
@@ -180,41 +167,41 @@ func (st *state) simple(sc *simpleCmd) verdict {
 		return v
 	}
 	v.found.merge(own.found)
-	for _, in := range t.inner {
-		e, _ := effectOf(in.args, false)
-		r := st.files(e, &simpleCmd{dirs: in.at.dirs, dirsUnknown: in.at.dirsUnknown}, show)
+	for _, in := range t.Wrapped {
+		e := shellcmd.EffectOf(in.Args)
+		r := st.files(e, &shellcmd.Command{Dirs: in.At.Dirs, DirsUnknown: in.At.DirsUnknown}, show)
 		if r.deny != nil {
 			v.deny = r.deny
 			return v
 		}
 		v.found.merge(r.found)
 	}
-	for _, n := range t.nested {
-		e, _ := effectOf(n.args, n.decl)
-		r := st.files(e, n, quoteCmd(n.src))
+	for _, n := range t.Nested {
+		e := n.Effect()
+		r := st.files(e, n, quoteCmd(n.Src))
 		if r.deny != nil {
 			v.deny = r.deny
 			return v
 		}
 		v.found.merge(r.found)
 	}
-	if t.opaque != "" {
-		v.found.note(st.opaqueFinding(show, t.opaque))
+	if t.Opaque != "" {
+		v.found.note(st.opaqueFinding(show, t.Opaque))
 	}
 	// git in a repository the project may have shipped runs what its
 	// configuration says: no rule or mode vouches for that.
 	gitWhy := ""
-	if eff.git {
+	if eff.Git {
 		if gitWhy = st.gitProblem(sc, eff); gitWhy != "" {
-			eff = eff.demote("`git` here %s", gitWhy)
+			eff = eff.Demote("`git` here %s", gitWhy)
 		}
 	}
 
 	// Allowed by a rule, as read-only, or by acceptEdits?
 	envOK, env := true, ""
-	if len(sc.args) > 0 {
-		for _, n := range sc.assigns {
-			if !safeEnv(n) {
+	if len(sc.Args) > 0 {
+		for _, n := range sc.Assigns {
+			if !shellcmd.SafeEnv(n) {
 				envOK, env = false, n
 				break
 			}
@@ -223,13 +210,13 @@ func (st *state) simple(sc *simpleCmd) verdict {
 	if envOK {
 		v.by = st.allowRule(layers)
 	}
-	byMode := envOK && (eff.readOnly || st.mode == ModeAcceptEdits && eff.fileOp)
-	v.readOnly = envOK && eff.readOnly && len(own.wv) == 0 && len(own.rwv) == 0 && !own.unknownW && !own.unknownRW
+	byMode := envOK && (eff.ReadOnly || st.mode == ModeAcceptEdits && eff.FileOp)
+	v.readOnly = envOK && eff.ReadOnly && len(own.wv) == 0 && len(own.rwv) == 0 && !own.unknownW && !own.unknownRW
 	switch {
 	case !envOK:
 		v.notRO = fmt.Sprintf("%s sets %s for the command", show, env)
-	case !eff.readOnly:
-		v.notRO = fmt.Sprintf("%s: %s", show, eff.why)
+	case !eff.ReadOnly:
+		v.notRO = fmt.Sprintf("%s: %s", show, eff.Why)
 	case !v.readOnly:
 		v.notRO = fmt.Sprintf("%s writes files", show)
 	}
@@ -238,7 +225,7 @@ func (st *state) simple(sc *simpleCmd) verdict {
 		case !envOK:
 			v.soft = fmt.Sprintf("%s sets %s for the command, which no allow rule vouches for", show, env)
 		default:
-			v.soft = fmt.Sprintf("%s needs approval: %s, and no allow rule matches it", show, eff.why)
+			v.soft = fmt.Sprintf("%s needs approval: %s, and no allow rule matches it", show, eff.Why)
 		}
 		return v
 	}
@@ -278,8 +265,8 @@ func (st *state) simple(sc *simpleCmd) verdict {
 		v.soft = own.soft
 		return v
 	}
-	for _, w := range eff.deletes {
-		if !w.static() {
+	for _, w := range eff.Deletes {
+		if !w.Static() {
 			continue // a glob removes entries, not the directory itself
 		}
 		for _, ref := range st.wordRefs(w, sc) {
@@ -326,20 +313,20 @@ type fileReport struct {
 // files applies the deny and ask rules to the files a command with effect
 // eff reads, writes, removes, links and walks, at sc (its directories and
 // redirections).
-func (st *state) files(eff effect, sc *simpleCmd, show string) fileReport {
+func (st *state) files(eff shellcmd.Effect, sc *shellcmd.Command, show string) fileReport {
 	var rep fileReport
-	var redirWrites, reads []word
-	reads = append(reads, eff.reads...)
-	for _, r := range sc.redirs {
-		if r.write {
-			redirWrites = append(redirWrites, r.target)
+	var redirWrites, reads []shellcmd.Word
+	reads = append(reads, eff.Reads...)
+	for _, r := range sc.Redirs {
+		if r.Write {
+			redirWrites = append(redirWrites, r.Target)
 		}
-		if r.read {
-			reads = append(reads, r.target)
+		if r.Read {
+			reads = append(reads, r.Target)
 		}
 	}
 	var d *Decision
-	if rep.wv, rep.unknownW, d = st.pathRules(eff.writes, sc, "Edit", "writing", show, &rep.found); d != nil {
+	if rep.wv, rep.unknownW, d = st.pathRules(eff.Writes, sc, "Edit", "writing", show, &rep.found); d != nil {
 		rep.deny = d
 		return rep
 	}
@@ -353,14 +340,14 @@ func (st *state) files(eff effect, sc *simpleCmd, show string) fileReport {
 	}
 	// Names and metadata: inside the working directories, whatever the
 	// Read rules say of contents.
-	for _, w := range eff.metaReads {
+	for _, w := range eff.MetaReads {
 		refs, ok := st.paths(w, sc)
 		if !ok {
 			rep.unknownR = true
 			continue
 		}
 		for _, ref := range refs {
-			if eff.metaNoFollow {
+			if eff.MetaNoFollow {
 				rep.rv = append(rep.rv, viewNoFollow(ref.raw, st.follow))
 			} else {
 				rep.rv = append(rep.rv, view(ref.raw, st.follow))
@@ -368,8 +355,8 @@ func (st *state) files(eff effect, sc *simpleCmd, show string) fileReport {
 		}
 	}
 	// Words of unknown programs that name a denied file.
-	for _, w := range eff.maybe {
-		if !w.static() || w.text == "" {
+	for _, w := range eff.Maybe {
+		if !w.Static() || w.Text == "" {
 			continue
 		}
 		for _, ref := range st.wordRefs(w, sc) {
@@ -388,7 +375,7 @@ func (st *state) files(eff effect, sc *simpleCmd, show string) fileReport {
 	}
 	// Removing a directory removes what it holds: a rule about anything
 	// under it applies.
-	for _, w := range eff.deletes {
+	for _, w := range eff.Deletes {
 		for _, ref := range st.wordRefs(w, sc) {
 			pv := view(ref.raw, st.follow)
 			if r := st.matchUnder(st.deny, "Edit", pv); r != nil {
@@ -402,7 +389,7 @@ func (st *state) files(eff effect, sc *simpleCmd, show string) fileReport {
 		}
 	}
 	// A second name for a file writes it when the name is written.
-	for _, w := range eff.hardLinks {
+	for _, w := range eff.HardLinks {
 		for _, ref := range st.wordRefs(w, sc) {
 			pv := view(ref.raw, st.follow)
 			if r := st.matchPath(st.deny, "Edit", pv); r != nil {
@@ -416,10 +403,10 @@ func (st *state) files(eff effect, sc *simpleCmd, show string) fileReport {
 		}
 	}
 	// Trees it descends into.
-	for _, w := range eff.walks {
-		refs, ok := st.walkRoots(w.root, sc)
+	for _, w := range eff.Walks {
+		refs, ok := st.walkRoots(w.Root, sc)
 		if !ok {
-			if w.content {
+			if w.Content {
 				if r := hasPathRules(st.deny, "Read"); r != nil {
 					rep.found.note(&finding{r, fmt.Sprintf("%s reads a tree only known at run time, which %s might cover", show, r.rule.describe()), true})
 				}
@@ -436,9 +423,9 @@ func (st *state) files(eff effect, sc *simpleCmd, show string) fileReport {
 // checkWalk looks into a tree a command descends into: a content reader
 // meeting a file a deny rule covers might deny; one that follows links out
 // of the working directories needs approval.
-func (st *state) checkWalk(root pathView, w walk, show string, rep *fileReport) {
-	denyMayMatch := w.content && st.matchUnder(st.deny, "Read", root) != nil
-	if !denyMayMatch && !w.follow {
+func (st *state) checkWalk(root pathView, w shellcmd.Walk, show string, rep *fileReport) {
+	denyMayMatch := w.Content && st.matchUnder(st.deny, "Read", root) != nil
+	if !denyMayMatch && !w.Follow {
 		return
 	}
 	found := st.walkTree(root, w, &st.budget)
@@ -452,7 +439,7 @@ func (st *state) checkWalk(root pathView, w walk, show string, rep *fileReport) 
 			rep.found.note(&finding{r, fmt.Sprintf("%s reads the tree %s, where %s might cover files the checker could not look through", show, root.lex, r.rule.describe()), true})
 		}
 	}
-	if w.follow && rep.soft == "" {
+	if w.Follow && rep.soft == "" {
 		switch {
 		case found.outside != "":
 			rep.soft = fmt.Sprintf("%s follows the symbolic link %s out of the working directories", show, found.outside)
@@ -465,9 +452,9 @@ func (st *state) checkWalk(root pathView, w walk, show string, rep *fileReport) 
 // pathRules resolves the paths a command writes or reads and applies the
 // deny and ask rules of tool (Edit or Read) to them, noting findings in
 // found.
-func (st *state) pathRules(ws []word, sc *simpleCmd, tool, verb, show string, found *findings) (views []pathView, unknown bool, deny *Decision) {
+func (st *state) pathRules(ws []shellcmd.Word, sc *shellcmd.Command, tool, verb, show string, found *findings) (views []pathView, unknown bool, deny *Decision) {
 	for _, w := range ws {
-		if w.found {
+		if w.Found {
 			continue // checked by the walk of the command that finds it
 		}
 		refs, ok := st.paths(w, sc)
@@ -480,7 +467,7 @@ func (st *state) pathRules(ws []word, sc *simpleCmd, tool, verb, show string, fo
 		}
 		for _, ref := range refs {
 			p := filepath.Clean(ref.raw)
-			if tool == "Edit" && harmlessWrite(p) || tool == "Read" && harmlessRead(p) {
+			if tool == "Edit" && shellcmd.HarmlessWrite(p) || tool == "Read" && shellcmd.HarmlessRead(p) {
 				continue
 			}
 			pv := view(ref.raw, st.follow)
@@ -522,11 +509,11 @@ func (st *state) pathRules(ws []word, sc *simpleCmd, tool, verb, show string, fo
 
 // matchRun applies the Bash deny and ask rules to the commands a simple
 // command runs.
-func (st *state) matchRun(t *targets, show string) (*Decision, findings) {
+func (st *state) matchRun(t *shellcmd.Targets, show string) (*Decision, findings) {
 	var found findings
-	for _, cmd := range t.cmds {
+	for _, cmd := range t.Cmds {
 		rendered := renderWords(cmd)
-		unknown := strings.Contains(rendered, runtime)
+		unknown := strings.Contains(rendered, shellcmd.RunTime)
 		for _, r := range st.deny {
 			if r.cmd == nil {
 				continue
@@ -545,7 +532,7 @@ func (st *state) matchRun(t *targets, show string) (*Decision, findings) {
 			}
 		}
 	}
-	for _, raw := range t.raws {
+	for _, raw := range t.Raws {
 		if r := rawMatch(st.deny, raw); r != nil {
 			d := denyBy(r, fmt.Sprintf("%s denies %s", r.rule.describe(), show))
 			return &d, found
@@ -554,7 +541,7 @@ func (st *state) matchRun(t *targets, show string) (*Decision, findings) {
 			found.note(&finding{rule: r, reason: fmt.Sprintf("%s requires approval for %s", r.rule.describe(), show)})
 		}
 	}
-	if t.unknown {
+	if t.Unknown {
 		found.note(st.opaqueFinding(show, "runs a command only known at run time"))
 	}
 	return nil, found
@@ -562,12 +549,12 @@ func (st *state) matchRun(t *targets, show string) (*Decision, findings) {
 
 // allowRule returns the allow rule that vouches for a command through any
 // of its harmless-wrapper layers.
-func (st *state) allowRule(layers [][]word) *compiledRule {
+func (st *state) allowRule(layers [][]shellcmd.Word) *compiledRule {
 	for _, layer := range layers {
 		if len(layer) == 0 {
 			continue
 		}
-		name, ok := layer[0].lit()
+		name, ok := layer[0].Lit()
 		if !ok {
 			continue
 		}
@@ -586,7 +573,7 @@ func (st *state) allowRule(layers [][]word) *compiledRule {
 // xargs…) is vouched for only by a pattern that names it — `Bash(* --help)`
 // must not vouch for `sudo rm -rf / --help`.
 func (p *cmdPattern) vouches(name, rendered string) bool {
-	return p.match(rendered) && (!runsOthers(commandBase(name)) || strings.HasPrefix(p.firstLiteral(), name))
+	return p.match(rendered) && (!shellcmd.RunsOthers(shellcmd.BaseName(name)) || strings.HasPrefix(p.firstLiteral(), name))
 }
 
 // bashUnparsed decides a command that does not parse: no allow rule or
@@ -624,7 +611,7 @@ func rawMatch(rs []*compiledRule, text string) *compiledRule {
 			fields = fields[1:]
 			cands = append(cands, strings.Join(fields, " "))
 		}
-		if base := commandBase(strings.Trim(fields[0], `"'\`)); base != fields[0] {
+		if base := shellcmd.BaseName(strings.Trim(fields[0], `"'\`)); base != fields[0] {
 			cands = append(cands, strings.Join(append([]string{base}, fields[1:]...), " "))
 		}
 		for _, r := range rs {
@@ -659,49 +646,4 @@ func quoteCmd(s string) string {
 		s = s[:117] + "..."
 	}
 	return "`" + s + "`"
-}
-
-// safeEnv reports whether an environment variable set for one command
-// cannot change what the command runs or writes.
-func safeEnv(name string) bool {
-	switch name {
-	case "LANG", "LANGUAGE", "TZ", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "TERM", "CI",
-		"NODE_ENV", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "RUST_BACKTRACE", "COLUMNS", "LINES":
-		return true
-	}
-	return strings.HasPrefix(name, "LC_") && isName(name)
-}
-
-// resolutionVar reports whether a variable changes which program a
-// command name runs (PATH, hash tables), which file a word names (HOME,
-// PWD, CDPATH, IFS), what globs match (GLOBIGNORE), or makes shells and
-// language runtimes load code (BASH_ENV, LD_PRELOAD, NODE_OPTIONS…).
-func resolutionVar(name string) bool {
-	switch name {
-	case "PATH", "path", "HOME", "PWD", "OLDPWD", "CDPATH", "cdpath", "IFS", "GLOBIGNORE", "FIGNORE", "EXECIGNORE",
-		"BASH_ENV", "ENV", "ZDOTDIR", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "BASH_LOADABLES_PATH",
-		"fpath", "FPATH", "module_path", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "PYTHONPATH", "PYTHONSTARTUP",
-		"PYTHONHOME", "NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
-		"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "GCONV_PATH", "PAGER", "EDITOR", "VISUAL":
-		return true
-	}
-	return strings.HasPrefix(name, "GIT_") || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "BASH_FUNC_")
-}
-
-// harmlessVar reports whether setting a shell variable for the rest of the
-// line is harmless: a safe environment name, or a lower-case name that no
-// shell or common tool gives a meaning to.
-func harmlessVar(name string) bool {
-	if safeEnv(name) {
-		return true
-	}
-	if name == "" || !isName(name) || strings.ToLower(name) != name {
-		return false
-	}
-	switch name {
-	case "path", "cdpath", "fpath", "manpath", "module_path", "mailpath", "fignore", "psvar", "watch",
-		"histchars", "prompt", "ifs", "home", "_":
-		return false
-	}
-	return !strings.HasSuffix(name, "_proxy") && !strings.HasSuffix(name, "_functions")
 }

@@ -3,6 +3,8 @@ package permission
 import (
 	"errors"
 	"strings"
+
+	"github.com/tackcode/tack/internal/shellcmd"
 )
 
 // cmdPattern is a compiled Bash rule specifier. It is matched against one
@@ -94,7 +96,7 @@ type patSeg struct {
 
 func (w patWord) isLoneWildcard() bool { return len(w.segs) == 1 && w.segs[0].wild }
 
-// needsQuote applies renderWord's quoting rule to the literal text.
+// needsQuote applies renderWords' quoting rule to the literal text.
 func (w patWord) needsQuote() bool {
 	if len(w.segs) == 0 {
 		return true
@@ -175,7 +177,7 @@ func tokenizePattern(s string) ([]patWord, error) {
 	return words, nil
 }
 
-// quoteTriggers are the characters that make renderWord quote a word, so
+// quoteTriggers are the characters that make renderWords quote a word, so
 // that one argument holding blanks never reads as several words.
 const quoteTriggers = " \t\n'\""
 
@@ -185,4 +187,25 @@ func quoteBody(text string, quoted bool) string {
 		return text
 	}
 	return strings.ReplaceAll(text, "'", `'\''`)
+}
+
+// renderWords joins words for matching against a cmdPattern: single
+// spaces between words, and a word holding blanks or quotes (or empty) in
+// single quotes, so one argument never reads as several.
+func renderWords(ws []shellcmd.Word) string {
+	var b strings.Builder
+	for i, w := range ws {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		quote := w.Text == "" || strings.ContainsAny(w.Text, quoteTriggers)
+		if quote {
+			b.WriteByte('\'')
+		}
+		b.WriteString(quoteBody(w.Text, quote))
+		if quote {
+			b.WriteByte('\'')
+		}
+	}
+	return b.String()
 }

@@ -2,6 +2,8 @@ package permission
 
 import (
 	"fmt"
+
+	"github.com/tackcode/tack/internal/shellcmd"
 )
 
 // CommandSet is a list of Bash rule specifiers ("docker *", "git status")
@@ -39,11 +41,11 @@ func (s *CommandSet) Covers(cmd string) bool {
 	if s == nil || len(s.pats) == 0 {
 		return false
 	}
-	an := analyze(cmd)
-	if an.err != nil || len(an.problems) > 0 || len(an.cmds) == 0 {
+	an := shellcmd.Parse(cmd)
+	if an.Err != nil || len(an.Problems) > 0 || len(an.Commands) == 0 {
 		return false
 	}
-	for _, sc := range an.cmds {
+	for _, sc := range an.Commands {
 		if !s.coversSimple(sc) {
 			return false
 		}
@@ -53,26 +55,26 @@ func (s *CommandSet) Covers(cmd string) bool {
 
 // coversSimple reports whether one simple command is a command of the set
 // and nothing more.
-func (s *CommandSet) coversSimple(sc *simpleCmd) bool {
-	if len(sc.args) == 0 || len(sc.assigns) > 0 || sc.decl {
+func (s *CommandSet) coversSimple(sc *shellcmd.Command) bool {
+	if len(sc.Args) == 0 || len(sc.Assigns) > 0 || sc.Decl {
 		return false
 	}
-	for _, r := range sc.redirs {
-		if t, ok := r.target.lit(); r.write && (!ok || t != "/dev/null") {
+	for _, r := range sc.Redirs {
+		if t, ok := r.Target.Lit(); r.Write && (!ok || t != "/dev/null") {
 			return false
 		}
 	}
-	for _, w := range sc.args {
-		if w.unsafe != "" {
+	for _, w := range sc.Args {
+		if w.Unsafe != "" {
 			return false
 		}
 	}
-	layers, writes := harmlessLayers(sc.args)
+	layers, writes := shellcmd.HarmlessLayers(sc.Args)
 	if len(writes) > 0 {
 		return false
 	}
 	for _, layer := range layers {
-		name, ok := layer[0].lit()
+		name, ok := layer[0].Lit()
 		if !ok {
 			return false
 		}

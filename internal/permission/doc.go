@@ -1,9 +1,10 @@
 // Package permission decides whether a tool call may run: the rule grammar
 // of Claude Code's settings (`Tool` and `Tool(specifier)`), the permission
-// modes, and the deny → ask → allow evaluation, with shell commands parsed
-// (mvdan.cc/sh, bash dialect) rather than matched as text.
+// modes, and the deny → ask → allow evaluation, with shell commands
+// analysed by internal/shellcmd (parsed as bash parses them) rather than
+// matched as text, and the file system asked what the words cannot tell.
 //
-// It imports no other tack package.
+// It imports no other tack package but internal/shellcmd.
 //
 // # Rules
 //

@@ -1,11 +1,8 @@
 package permission
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -15,9 +12,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/format/index"
-	"mvdan.cc/sh/v3/expand"
+	"github.com/tackcode/tack/internal/shellcmd"
 )
 
 // What the checker learns from the file system, when Config.LexicalPaths
@@ -39,23 +34,19 @@ const (
 // expandGlob expands a glob word as bash would in dir (pathname expansion
 // with its default options: no dotglob, no globstar, no nullglob). It
 // returns absolute paths; ok is false when it cannot be told.
-func (st *state) expandGlob(w word, dir string) (paths []string, ok bool) {
-	if !st.follow || w.pattern == nil || w.dynamic {
+func (st *state) expandGlob(w shellcmd.Word, dir string) (paths []string, ok bool) {
+	if !st.follow || !w.Expandable() {
 		return nil, false
 	}
 	count := 0
-	cfg := &expand.Config{
-		Env: expand.ListEnviron("PWD="+dir, "HOME="+st.home),
-		ReadDir2: func(d string) ([]fs.DirEntry, error) {
-			entries, err := os.ReadDir(d)
-			count += len(entries)
-			if count > walkBudget {
-				return nil, errTooMany
-			}
-			return entries, err
-		},
-	}
-	fields, err := expand.Fields(cfg, w.pattern)
+	fields, err := w.ExpandGlob(dir, st.home, func(d string) ([]fs.DirEntry, error) {
+		entries, err := os.ReadDir(d)
+		count += len(entries)
+		if count > walkBudget {
+			return nil, errTooMany
+		}
+		return entries, err
+	})
 	if err != nil || count > walkBudget || len(fields) > maxGlobMatches {
 		return nil, false
 	}
@@ -84,7 +75,7 @@ type treeFinding struct {
 // whether a Read deny rule covers a file in it; for walks that follow
 // links, whether a link leads out of the working directories. budget is
 // shared by the walks of one call.
-func (st *state) walkTree(root pathView, w walk, budget *int) treeFinding {
+func (st *state) walkTree(root pathView, w shellcmd.Walk, budget *int) treeFinding {
 	var out treeFinding
 	if !st.follow {
 		out.incomplete = true
@@ -108,13 +99,13 @@ func (st *state) walkTree(root pathView, w walk, budget *int) treeFinding {
 		}
 		for _, e := range entries {
 			name := e.Name()
-			if !w.hidden && strings.HasPrefix(name, ".") {
+			if !w.Hidden && strings.HasPrefix(name, ".") {
 				continue
 			}
 			lp, rp := lex+"/"+name, real+"/"+name
 			isDir := e.IsDir()
 			if e.Type()&fs.ModeSymlink != 0 {
-				if !w.follow {
+				if !w.Follow {
 					continue
 				}
 				rp = physical(rp)
@@ -128,7 +119,7 @@ func (st *state) walkTree(root pathView, w walk, budget *int) treeFinding {
 				}
 				isDir = fi.IsDir()
 			}
-			if w.content && out.denied == "" {
+			if w.Content && out.denied == "" {
 				v := pathView{lex: lp, real: rp}
 				if r := st.matchPath(st.deny, "Read", v); r != nil {
 					out.denied, out.deniedRule = lp, r
@@ -141,7 +132,7 @@ func (st *state) walkTree(root pathView, w walk, budget *int) treeFinding {
 					}
 				}
 			}
-			if out.denied != "" && (out.outside != "" || !w.follow) {
+			if out.denied != "" && (out.outside != "" || !w.Follow) {
 				return false
 			}
 			if isDir && !visit(lp, rp) {
@@ -400,16 +391,16 @@ func (st *state) programAt(p string) *program {
 	return nil
 }
 
-// runsProgram returns the denied program a command name runs when it is
-// not already known by that name: a copy or link of /bin/rm called ./x,
-// or a name found on PATH that is one.
-func (st *state) runsProgram(name string, dirs []string) *program {
+// Alias returns the denied program a command name runs at the command at
+// when it is not already known by that name: a copy or link of /bin/rm
+// called ./x, or a name found on PATH that is one.
+func (st *state) Alias(name string, at *shellcmd.Command) string {
 	if !st.follow || len(st.deniedPrograms()) == 0 {
-		return nil
+		return ""
 	}
 	var candidates []string
 	if strings.Contains(name, "/") {
-		for _, d := range dirs {
+		for _, d := range at.Dirs {
 			base := st.cwd
 			if d != "" {
 				base = rawAbs(d, st.cwd, st.home)
@@ -420,209 +411,38 @@ func (st *state) runsProgram(name string, dirs []string) *program {
 		candidates = append(candidates, physical(absPath(p, st.cwd, st.home)))
 	}
 	for _, c := range candidates {
-		if prog := st.programAt(c); prog != nil && prog.name != commandBase(name) {
-			return prog
-		}
-	}
-	return nil
-}
-
-// gitRepoProblem says why git, run in dir, would use a repository whose
-// configuration (core.fsmonitor, diff.external… run programs) a file of
-// the project may set, or "" when it would use the repository of a working
-// directory (whose .git the checker and the sandbox protect), a worktree or
-// submodule of it, or none. Another repository found there — a bare one
-// or a directory the project ships, or one an earlier command made below a
-// working directory — is a problem: git refuses to check out a path named
-// .git, but nothing stops a command from making one.
-func (st *state) gitRepoProblem(dir string) string {
-	if !st.follow {
-		return ""
-	}
-	repo := discoverRepo(physical(dir))
-	switch {
-	case repo.bare != "":
-		return repo.bare + " is a bare git repository, whose configuration can run programs"
-	case repo.top == "":
-		return ""
-	}
-	for _, d := range st.dirs {
-		own := discoverRepo(d.real)
-		if own.top == "" {
-			continue
-		}
-		if repo.top == own.top {
-			return st.gitlinkProblem(repo)
-		}
-		if repo.file && own.gitDir != "" && within(repo.gitDir, own.gitDir) {
-			return ""
-		}
-	}
-	return repo.top + " holds a git repository other than the working directories' own, whose configuration can run programs"
-}
-
-// gitlinkProblem says why git in the working directories' own repository
-// would still run what another repository's configuration says: git status
-// and diff look into every submodule of the index, and one whose .git is a
-// directory of its own (not inside .git/modules) has a config any earlier
-// command may have written. The index is read again only when it changes.
-func (st *state) gitlinkProblem(repo gitRepo) string {
-	path := repo.gitDir + "/index"
-	fi, err := os.Stat(path)
-	if err != nil {
-		return ""
-	}
-	key := indexKey{path: path, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	c := st.Checker
-	c.progMu.Lock()
-	links, ok := c.gitlinks[key]
-	c.progMu.Unlock()
-	if !ok {
-		links = readGitlinks(path)
-		c.progMu.Lock()
-		if c.gitlinks == nil || len(c.gitlinks) > 16 {
-			c.gitlinks = map[indexKey][]string{}
-		}
-		c.gitlinks[key] = links
-		c.progMu.Unlock()
-	}
-	for _, name := range links {
-		sub := discoverRepo(repo.top + "/" + name)
-		if sub.top != repo.top+"/"+name {
-			continue // not checked out: nothing there to run
-		}
-		if sub.bare != "" || !sub.file || !within(sub.gitDir, repo.gitDir) {
-			return fmt.Sprintf("its submodule %s has a repository of its own there, whose configuration can run programs", name)
+		if prog := st.programAt(c); prog != nil && prog.name != shellcmd.BaseName(name) {
+			return prog.name
 		}
 	}
 	return ""
 }
 
-// indexKey identifies one version of a git index file.
-type indexKey struct {
-	path        string
-	size, mtime int64
-}
-
-// readGitlinks returns the paths of the submodules a git index records.
-// An index that cannot be read lists none: git would fail on it too.
-func readGitlinks(path string) []string {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var idx index.Index
-	if err := index.NewDecoder(bufio.NewReader(f)).Decode(&idx); err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range idx.Entries {
-		if e.Mode == filemode.Submodule {
-			out = append(out, e.Name)
-		}
-	}
-	return out
-}
-
-// gitRepo is what git's discovery finds from a directory.
-type gitRepo struct {
-	// top is the directory holding .git; gitDir the repository directory
-	// (.git, or the target of a .git file); file: .git is a file.
-	top, gitDir string
-	file        bool
-	// bare is a directory that is itself a repository, not inside a .git
-	// directory (a bare repository git would use).
-	bare string
-}
-
-// discoverRepo walks up from dir as git does: at each level a .git entry,
-// else the directory itself as a git directory.
-func discoverRepo(dir string) gitRepo {
-	for d := dir; ; d = filepath.Dir(d) {
-		dotgit := d + "/.git"
-		if fi, err := os.Stat(dotgit); err == nil {
-			if fi.IsDir() {
-				return gitRepo{top: d, gitDir: physical(dotgit)}
-			}
-			target := gitFileTarget(dotgit)
-			if target == "" {
-				return gitRepo{top: d, file: true, gitDir: dotgit}
-			}
-			return gitRepo{top: d, file: true, gitDir: physical(target)}
-		}
-		if isGitDir(d) && !hasElement(d, ".git") {
-			return gitRepo{bare: d}
-		}
-		if d == "/" {
-			return gitRepo{}
-		}
-	}
-}
-
-// gitFileTarget reads the "gitdir: X" line of a .git file, X made absolute.
-func gitFileTarget(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	line, _, _ := bytes.Cut(b, []byte("\n"))
-	target, ok := strings.CutPrefix(strings.TrimSpace(string(line)), "gitdir:")
-	if !ok {
-		return ""
-	}
-	return absPath(strings.TrimSpace(target), filepath.Dir(path), "")
-}
-
-// isGitDir reports whether dir looks like a git directory to git: a HEAD
-// file and objects and refs directories.
-func isGitDir(dir string) bool {
-	if fi, err := os.Stat(dir + "/HEAD"); err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	for _, sub := range []string{"/objects", "/refs"} {
-		if fi, err := os.Stat(dir + sub); err != nil || !fi.IsDir() {
-			return false
-		}
-	}
-	return true
-}
-
-// hasElement reports whether the path has an element named el.
-func hasElement(p, el string) bool {
-	for _, e := range strings.Split(p, "/") {
-		if e == el {
-			return true
-		}
-	}
-	return false
-}
-
-// readScript returns the text of the shell script file a command runs (by
+// Script returns the text of the shell script file a command runs (by
 // `source f`, `bash f`, or `./f` with a shell #! line when shebang is
 // set), for its commands to be checked like the line's own. ran is false
 // when no such file runs (it does not exist, or is not a shell script);
 // opaque says why what runs cannot be told.
-func (st *state) readScript(w word, dirs []string, dirsUnknown, shebang bool) (src string, ran bool, opaque string) {
-	if !w.static() {
+func (st *state) Script(w shellcmd.Word, at *shellcmd.Command, shebang bool) (src string, ran bool, opaque string) {
+	if !w.Static() {
 		return "", true, "runs a script whose name is only known at run time"
 	}
-	if w.procSubst {
+	if w.ProcSubst {
 		return "", true, "runs a script produced at run time"
 	}
 	if !st.follow {
 		return "", false, ""
 	}
-	if dirsUnknown {
+	if at.DirsUnknown {
 		return "", true, "runs a script in a directory only known at run time"
 	}
 	var texts []string
-	for _, d := range dirs {
+	for _, d := range at.Dirs {
 		base := st.cwd
 		if d != "" {
 			base = rawAbs(d, st.cwd, st.home)
 		}
-		p := physical(rawAbs(w.text, base, st.home))
+		p := physical(rawAbs(w.Text, base, st.home))
 		fi, err := os.Stat(p)
 		if err != nil {
 			continue
@@ -634,7 +454,7 @@ func (st *state) readScript(w word, dirs []string, dirsUnknown, shebang bool) (s
 		if err != nil {
 			return "", true, "runs a script the checker cannot read: " + p
 		}
-		if shebang && !shellShebang(b) {
+		if shebang && !shellcmd.IsShellScript(b) {
 			continue
 		}
 		texts = append(texts, string(b))
@@ -643,25 +463,4 @@ func (st *state) readScript(w word, dirs []string, dirsUnknown, shebang bool) (s
 		return "", false, ""
 	}
 	return strings.Join(texts, "\n"), true, ""
-}
-
-// shellShebang reports whether a file starts with a #! line naming a shell.
-func shellShebang(b []byte) bool {
-	line, err := bufio.NewReader(bytes.NewReader(b)).ReadString('\n')
-	if err != nil && err != io.EOF {
-		return false
-	}
-	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "#!")
-	if !ok {
-		return false
-	}
-	f := strings.Fields(rest)
-	if len(f) == 0 {
-		return false
-	}
-	prog := commandBase(f[0])
-	if prog == "env" && len(f) > 1 {
-		prog = commandBase(f[len(f)-1])
-	}
-	return isShell(prog)
 }

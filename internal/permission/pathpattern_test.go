@@ -3,6 +3,8 @@ package permission
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/tackcode/tack/internal/shellcmd"
 )
 
 func TestPathPattern(t *testing.T) {
@@ -109,22 +111,22 @@ func TestDomainPattern(t *testing.T) {
 
 func TestWordPaths(t *testing.T) {
 	tests := []struct {
-		word    word
+		word    shellcmd.Word
 		dirs    []string
 		want    []string
 		unknown bool
 	}{
-		{word: plainWord("a.txt"), want: []string{"/p/a.txt"}},
-		{word: plainWord("../x"), want: []string{"/x"}},
-		{word: plainWord("/etc/passwd"), want: []string{"/etc/passwd"}},
-		{word: word{text: "~/x", tilde: true}, want: []string{"/home/u/x"}},
-		{word: plainWord("~/x"), want: []string{"/p/~/x"}}, // quoted: a directory named ~
-		{word: word{text: runtime + ".go", glob: true}, want: []string{"/p"}},
-		{word: word{text: "src/" + runtime, glob: true}, want: []string{"/p/src"}},
-		{word: word{text: "." + runtime, glob: true}, want: []string{"/"}}, // .* may match ..
-		{word: word{text: runtime + "/../x", glob: true}, unknown: true},
-		{word: word{text: runtime, dynamic: true}, unknown: true},
-		{word: plainWord("x"), dirs: []string{"", "sub", "/abs"}, want: []string{"/p/x", "/p/sub/x", "/abs/x"}},
+		{word: shellcmd.Word{Text: "a.txt"}, want: []string{"/p/a.txt"}},
+		{word: shellcmd.Word{Text: "../x"}, want: []string{"/x"}},
+		{word: shellcmd.Word{Text: "/etc/passwd"}, want: []string{"/etc/passwd"}},
+		{word: shellcmd.Word{Text: "~/x", Tilde: true}, want: []string{"/home/u/x"}},
+		{word: shellcmd.Word{Text: "~/x"}, want: []string{"/p/~/x"}}, // quoted: a directory named ~
+		{word: shellcmd.Word{Text: shellcmd.RunTime + ".go", Glob: true}, want: []string{"/p"}},
+		{word: shellcmd.Word{Text: "src/" + shellcmd.RunTime, Glob: true}, want: []string{"/p/src"}},
+		{word: shellcmd.Word{Text: "." + shellcmd.RunTime, Glob: true}, want: []string{"/"}}, // .* may match ..
+		{word: shellcmd.Word{Text: shellcmd.RunTime + "/../x", Glob: true}, unknown: true},
+		{word: shellcmd.Word{Text: shellcmd.RunTime, Dynamic: true}, unknown: true},
+		{word: shellcmd.Word{Text: "x"}, dirs: []string{"", "sub", "/abs"}, want: []string{"/p/x", "/p/sub/x", "/abs/x"}},
 	}
 	for _, tt := range tests {
 		dirs := tt.dirs
@@ -133,16 +135,16 @@ func TestWordPaths(t *testing.T) {
 		}
 		got, ok := wordPaths(tt.word, "/p", "/home/u", dirs, false)
 		if ok == tt.unknown {
-			t.Errorf("wordPaths(%q) ok = %v", tt.word.text, ok)
+			t.Errorf("wordPaths(%q) ok = %v", tt.word.Text, ok)
 			continue
 		}
 		if len(got) != len(tt.want) {
-			t.Errorf("wordPaths(%q) = %q, want %q", tt.word.text, got, tt.want)
+			t.Errorf("wordPaths(%q) = %q, want %q", tt.word.Text, got, tt.want)
 			continue
 		}
 		for i := range got {
 			if filepath.Clean(got[i]) != tt.want[i] {
-				t.Errorf("wordPaths(%q) = %q, want %q", tt.word.text, got, tt.want)
+				t.Errorf("wordPaths(%q) = %q, want %q", tt.word.Text, got, tt.want)
 			}
 		}
 	}

@@ -3,7 +3,10 @@ package permission
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/tackcode/tack/internal/shellcmd"
 )
 
 // within reports whether p is dir or under it (both clean and absolute).
@@ -86,24 +89,6 @@ func physical(p string) string {
 		rest = append(strings.Split(target, "/"), rest...)
 	}
 	return cur
-}
-
-// harmlessWrite reports whether writing p has no effect on files.
-func harmlessWrite(p string) bool {
-	switch p {
-	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2":
-		return true
-	}
-	return false
-}
-
-// harmlessRead reports whether reading p reveals nothing from files.
-func harmlessRead(p string) bool {
-	switch p {
-	case "/dev/null", "/dev/stdin", "/dev/zero", "/dev/urandom", "/dev/random", "/dev/fd/0", "/dev/tty":
-		return true
-	}
-	return false
 }
 
 // protectedPath reports whether writing p could change how the project's
@@ -211,22 +196,22 @@ func userHome() string {
 }
 
 // wordPaths returns the absolute paths a path argument may name when the
-// command runs in any of dirs (see simpleCmd.dirs). ok is false when the
+// command runs in any of dirs (see shellcmd.Command.Dirs). ok is false when the
 // path is only known at run time.
-func wordPaths(w word, cwd, home string, dirs []string, dirsUnknown bool) (paths []string, ok bool) {
-	if w.procSubst {
+func wordPaths(w shellcmd.Word, cwd, home string, dirs []string, dirsUnknown bool) (paths []string, ok bool) {
+	if w.ProcSubst {
 		return nil, true // a /dev/fd pipe
 	}
-	if w.dynamic || w.equals {
+	if w.Dynamic || w.Equals {
 		return nil, false
 	}
-	text := w.text
-	if w.glob {
+	text := w.Text
+	if w.Glob {
 		// A glob names files under the directory before its first
 		// wildcard; one whose last part starts with '.' may match "..".
 		parts := strings.Split(text, "/")
 		k := 0
-		for k < len(parts) && !strings.Contains(parts[k], runtime) {
+		for k < len(parts) && !strings.Contains(parts[k], shellcmd.RunTime) {
 			k++
 		}
 		for _, after := range parts[k:] {
@@ -246,7 +231,7 @@ func wordPaths(w word, cwd, home string, dirs []string, dirsUnknown bool) (paths
 			text = dir + "/.."
 		}
 	}
-	if w.tilde {
+	if w.Tilde {
 		if home == "" {
 			return nil, false
 		}
@@ -267,7 +252,7 @@ func wordPaths(w word, cwd, home string, dirs []string, dirsUnknown bool) (paths
 			base = rawAbs(d, cwd, home)
 		}
 		p := base + "/" + text
-		if !contains(paths, p) {
+		if !slices.Contains(paths, p) {
 			paths = append(paths, p)
 		}
 	}
@@ -285,10 +270,10 @@ type pathRef struct {
 // paths returns the paths an argument names at the simple command sc,
 // expanding globs against the file system when the checker may; ok is
 // false when they are only known at run time.
-func (st *state) paths(w word, sc *simpleCmd) ([]pathRef, bool) {
-	if w.values != nil {
+func (st *state) paths(w shellcmd.Word, sc *shellcmd.Command) ([]pathRef, bool) {
+	if w.Values != nil {
 		var out []pathRef
-		for _, v := range w.values {
+		for _, v := range w.Values {
 			refs, ok := st.paths(v, sc)
 			if !ok {
 				return nil, false
@@ -297,10 +282,10 @@ func (st *state) paths(w word, sc *simpleCmd) ([]pathRef, bool) {
 		}
 		return out, true
 	}
-	if w.pattern != nil && !w.dynamic && !sc.dirsUnknown {
+	if w.Expandable() && !sc.DirsUnknown {
 		var out []pathRef
 		expanded := true
-		for _, d := range sc.dirs {
+		for _, d := range sc.Dirs {
 			base := st.cwd
 			if d != "" {
 				base = rawAbs(d, st.cwd, st.home)
@@ -318,22 +303,22 @@ func (st *state) paths(w word, sc *simpleCmd) ([]pathRef, bool) {
 			return out, true
 		}
 	}
-	raws, ok := wordPaths(w, st.cwd, st.home, sc.dirs, sc.dirsUnknown)
+	raws, ok := wordPaths(w, st.cwd, st.home, sc.Dirs, sc.DirsUnknown)
 	refs := make([]pathRef, len(raws))
 	for i, r := range raws {
-		refs[i] = pathRef{raw: r, under: w.glob}
+		refs[i] = pathRef{raw: r, under: w.Glob}
 	}
 	return refs, ok
 }
 
 // wordRefs returns the paths an argument names that are known.
-func (st *state) wordRefs(w word, sc *simpleCmd) []pathRef {
+func (st *state) wordRefs(w shellcmd.Word, sc *shellcmd.Command) []pathRef {
 	refs, _ := st.paths(w, sc)
 	return refs
 }
 
 // walkRoots returns the directories a walk starts from.
-func (st *state) walkRoots(w word, sc *simpleCmd) ([]pathView, bool) {
+func (st *state) walkRoots(w shellcmd.Word, sc *shellcmd.Command) ([]pathView, bool) {
 	refs, ok := st.paths(w, sc)
 	if !ok {
 		return nil, false

@@ -41,7 +41,7 @@ func (w wildcard) match(s string) bool {
 const maxIntersect = 1 << 18
 
 // intersects reports whether some string matches the pattern and also s,
-// where each runtime mark in s stands for any run of characters: can a
+// where each shellcmd.RunTime mark in s stands for any run of characters: can a
 // command whose run-time parts are unknown match the pattern?
 func (w wildcard) intersects(s string) bool {
 	const star = -1

@@ -3,10 +3,8 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/tackcode/tack/internal/hook"
-	"github.com/tackcode/tack/internal/llm"
 )
 
 // The lifecycle hook events that are not part of a turn are fired here, and
@@ -46,8 +44,7 @@ func (t *thread) addHookContext(event string, out hook.Outcome) {
 	if len(out.AdditionalContext) == 0 {
 		return
 	}
-	t.context = append(t.context, llm.Text("<system-reminder>\n"+event+" hook additional context: "+
-		strings.Join(out.AdditionalContext, "\n")+"\n</system-reminder>"))
+	t.context = append(t.context, hook.ContextBlock(event, out.AdditionalContext))
 }
 
 // fireEnd runs the SessionEnd hooks.

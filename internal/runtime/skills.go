@@ -12,7 +12,7 @@ import (
 	"github.com/tackcode/tack/internal/protocol"
 	"github.com/tackcode/tack/internal/sandbox"
 	"github.com/tackcode/tack/internal/skill"
-	"github.com/tackcode/tack/internal/tool/skilltool"
+	"github.com/tackcode/tack/internal/skill/skilltool"
 )
 
 // preloadSkills puts the skills a subagent's definition names into its
@@ -32,7 +32,7 @@ func (t *thread) preloadSkills(ctx context.Context) error {
 			s.notify(fmt.Sprintf("agent %s: %v", name, err))
 			continue
 		}
-		t.context = append(t.context, llm.Text(fmt.Sprintf("<system-reminder>\nThe skill %s is loaded for you; follow its instructions when they apply:\n\n%s\n</system-reminder>", inv.Name, inv.Content)))
+		t.context = append(t.context, llm.Reminder("", fmt.Sprintf("The skill %s is loaded for you; follow its instructions when they apply:\n\n%s", inv.Name, inv.Content)))
 	}
 	return nil
 }
@@ -92,7 +92,7 @@ func (s *Session) retainedSkills() []llm.Block {
 	}
 	var out []llm.Block
 	for _, inv := range skill.Retained(s.skills.Loaded()) {
-		out = append(out, llm.Text(fmt.Sprintf("<system-reminder>\nThe skill %s was loaded earlier in this conversation; its instructions still apply:\n\n%s\n</system-reminder>", inv.Name, inv.Content)))
+		out = append(out, llm.Reminder("", fmt.Sprintf("The skill %s was loaded earlier in this conversation; its instructions still apply:\n\n%s", inv.Name, inv.Content)))
 	}
 	return out
 }
@@ -180,7 +180,7 @@ func (s *Session) activateSkills(path string) []llm.Block {
 	}
 	var out []llm.Block
 	for _, sk := range s.skills.Activate(path) {
-		out = append(out, llm.Text(fmt.Sprintf("<system-reminder>\nThe skill %s applies to files like this one: %s\nRun it with the Skill tool when it fits the task.\n</system-reminder>",
+		out = append(out, llm.Reminder("", fmt.Sprintf("The skill %s applies to files like this one: %s\nRun it with the Skill tool when it fits the task.",
 			sk.Name, sk.ListingDescription(0))))
 	}
 	return out

@@ -9,10 +9,10 @@ import (
 
 	"github.com/tackcode/tack/internal/shell"
 	"github.com/tackcode/tack/internal/skill"
+	"github.com/tackcode/tack/internal/skill/skilltool"
 	"github.com/tackcode/tack/internal/tool"
 	"github.com/tackcode/tack/internal/tool/agenttool"
 	"github.com/tackcode/tack/internal/tool/builtin"
-	"github.com/tackcode/tack/internal/tool/skilltool"
 	"github.com/tackcode/tack/internal/tool/structured"
 )
 

@@ -146,7 +146,7 @@ func CheckEntry(name string, raw json.RawMessage, label string) error {
 		return perr
 	}
 	if d.root == nil {
-		return &Error{Source: Source{Path: label}, Msg: "empty server entry"}
+		return &config.Error{Source: config.Source{Path: label}, Msg: "empty server entry"}
 	}
 	s := d.entry(jsontree.Member{Key: name, Value: d.root}, "", "", func(string) (string, bool) { return "", false })
 	if s.Err != nil && s.Err.Missing == nil {

@@ -56,8 +56,8 @@ type Set struct {
 	settings ApprovalSettings
 	// stored are this project's answers in ~/.claude.json.
 	stored ApprovalSettings
-	defs   []*Server // every definition, in reading order
-	probs  []*Error  // problems with whole files
+	defs   []*Server       // every definition, in reading order
+	probs  []*config.Error // problems with whole files
 	// off are the servers the user turned off for this project
 	// (disabledMcpServers, Claude Code's /mcp switch).
 	off []string
@@ -105,7 +105,7 @@ func Load(opts Options) (*Set, error) {
 		src, exists, err := config.ReadJSONFile(path, maxConfigSize)
 		switch {
 		case err != nil:
-			s.probs = append(s.probs, &Error{Source: Source{Path: path}, Msg: "cannot read the project's MCP servers", Err: err})
+			s.probs = append(s.probs, &config.Error{Source: config.Source{Path: path}, Msg: "cannot read the project's MCP servers", Err: err})
 		case exists:
 			s.readConfig(src, path, ScopeProject, lookup)
 		}
@@ -119,7 +119,7 @@ func Load(opts Options) (*Set, error) {
 			label = fmt.Sprintf("--mcp-config #%d", i+1)
 		}
 		var servers []*Server
-		var perr *Error
+		var perr *config.Error
 		if strings.HasPrefix(strings.TrimLeft(v, " \t\r\n"), "{") {
 			servers, perr = ParseConfig([]byte(v), label, ScopeDynamic, lookup)
 		} else {
@@ -130,9 +130,9 @@ func Load(opts Options) (*Set, error) {
 			src, exists, err := config.ReadJSONFile(path, maxConfigSize)
 			switch {
 			case err != nil:
-				perr = &Error{Source: Source{Path: path}, Msg: "cannot read --mcp-config file", Err: err}
+				perr = &config.Error{Source: config.Source{Path: path}, Msg: "cannot read --mcp-config file", Err: err}
 			case !exists:
-				perr = &Error{Source: Source{Path: path}, Msg: "--mcp-config file not found"}
+				perr = &config.Error{Source: config.Source{Path: path}, Msg: "--mcp-config file not found"}
 			default:
 				servers, perr = ParseConfig(src, path, ScopeDynamic, lookup)
 			}
@@ -171,7 +171,7 @@ func (s *Set) readClaudeJSON(local, user bool, lookup func(string) (string, bool
 	path := s.files.ClaudeJSON
 	src, exists, err := config.ReadJSONFile(path, config.MaxClaudeJSONSize)
 	if err != nil {
-		s.probs = append(s.probs, &Error{Source: Source{Path: path}, Msg: "cannot read Claude Code's configuration", Err: err})
+		s.probs = append(s.probs, &config.Error{Source: config.Source{Path: path}, Msg: "cannot read Claude Code's configuration", Err: err})
 		return
 	}
 	if !exists {
@@ -341,8 +341,8 @@ func (s *Set) Shadowed() []*Server {
 
 // Problems returns every problem met: files that could not be read or are
 // not valid, then broken entries (in use or shadowed).
-func (s *Set) Problems() []*Error {
-	out := append([]*Error(nil), s.probs...)
+func (s *Set) Problems() []*config.Error {
+	out := append([]*config.Error(nil), s.probs...)
 	for _, srv := range s.defs {
 		if srv.Err != nil {
 			out = append(out, srv.Err)

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/jsontree"
 )
 
@@ -29,13 +30,13 @@ type doc struct {
 var bom = []byte("\xef\xbb\xbf")
 
 // parseDoc parses src as a JSON document named path. A syntax error is an
-// *Error at its position.
-func parseDoc(src []byte, path string, keep jsontree.Filter) (*doc, *Error) {
+// *config.Error at its position.
+func parseDoc(src []byte, path string, keep jsontree.Filter) (*doc, *config.Error) {
 	src = bytes.TrimPrefix(src, bom)
 	d := &doc{src: src, lines: jsontree.NewLines(src), path: path}
 	root, serr := jsontree.Parse(src, keep)
 	if serr != nil {
-		return nil, &Error{Source: d.at(serr.Off), Msg: "invalid JSON: " + serr.Msg}
+		return nil, &config.Error{Source: d.at(serr.Off).problem(), Msg: "invalid JSON: " + serr.Msg}
 	}
 	d.root = root
 	return d, nil
@@ -51,8 +52,8 @@ func (d *doc) at(off int) Source {
 	return s
 }
 
-func (d *doc) errAt(off int, server, key, msg string) *Error {
-	return &Error{Source: d.at(off), Server: server, Key: key, Msg: msg}
+func (d *doc) errAt(off int, server, key, msg string) *config.Error {
+	return &config.Error{Source: d.at(off).problem(), Server: server, Key: key, Msg: msg}
 }
 
 // joinKey appends key to a JSON path for messages: a.b, or a["b c"] when
@@ -75,7 +76,7 @@ var entryKeys = []string{"type", "command", "args", "env", "url", "headers", "he
 // servers reads the servers of the mcpServers object n, whose JSON path is
 // key. It returns the servers in file order; a problem with one entry is in
 // that server's Err.
-func (d *doc) servers(n *jsontree.Node, key string, scope Scope, lookup func(string) (string, bool)) ([]*Server, *Error) {
+func (d *doc) servers(n *jsontree.Node, key string, scope Scope, lookup func(string) (string, bool)) ([]*Server, *config.Error) {
 	if n.Kind != jsontree.Object {
 		return nil, d.errAt(n.Off, "", key, fmt.Sprintf("expected an object of servers by name, got %s", n.Kind))
 	}
@@ -339,7 +340,7 @@ func unwrapURLError(err error) error {
 }
 
 // oauth reads an entry's "oauth" object.
-func (d *doc) oauth(n *jsontree.Node, key, server string) (*OAuth, *Error) {
+func (d *doc) oauth(n *jsontree.Node, key, server string) (*OAuth, *config.Error) {
 	if n.Kind != jsontree.Object {
 		return nil, d.errAt(n.Off, server, key, fmt.Sprintf("expected an object, got %s", n.Kind))
 	}
@@ -371,12 +372,12 @@ func (d *doc) oauth(n *jsontree.Node, key, server string) (*OAuth, *Error) {
 func ParseEntry(name string, raw json.RawMessage, scope Scope, src Source, lookup func(string) (string, bool)) *Server {
 	d, perr := parseDoc(raw, src.Path, nil)
 	if perr != nil {
-		perr.Source, perr.Server = src, name
+		perr.Source, perr.Server = src.problem(), name
 		return &Server{Name: name, Scope: scope, Source: src, Raw: raw, Err: perr}
 	}
 	d.fixed = &src
 	if d.root == nil {
-		return &Server{Name: name, Scope: scope, Source: src, Raw: raw, Err: &Error{Source: src, Server: name, Msg: "empty server entry"}}
+		return &Server{Name: name, Scope: scope, Source: src, Raw: raw, Err: &config.Error{Source: src.problem(), Server: name, Msg: "empty server entry"}}
 	}
 	return d.entry(jsontree.Member{Key: name, Value: d.root}, "", scope, lookup)
 }
@@ -384,9 +385,9 @@ func ParseEntry(name string, raw json.RawMessage, scope Scope, src Source, looku
 // ParseConfig reads an MCP configuration document, {"mcpServers": {…}}, as
 // .mcp.json and --mcp-config hold, with ${VAR} expanded through lookup;
 // path names it in errors. Plugins' .mcp.json files use the same format.
-// A problem with the document as a whole is returned as the *Error and no
+// A problem with the document as a whole is returned as the *config.Error and no
 // server is returned; a problem with one entry is in that server's Err.
-func ParseConfig(src []byte, path string, scope Scope, lookup func(string) (string, bool)) ([]*Server, *Error) {
+func ParseConfig(src []byte, path string, scope Scope, lookup func(string) (string, bool)) ([]*Server, *config.Error) {
 	d, err := parseDoc(src, path, nil)
 	if err != nil {
 		return nil, err
@@ -395,7 +396,7 @@ func ParseConfig(src []byte, path string, scope Scope, lookup func(string) (stri
 }
 
 // mcpServersFile reads a {"mcpServers": {…}} document.
-func (d *doc) mcpServersFile(scope Scope, lookup func(string) (string, bool)) ([]*Server, *Error) {
+func (d *doc) mcpServersFile(scope Scope, lookup func(string) (string, bool)) ([]*Server, *config.Error) {
 	if d.root == nil {
 		return nil, nil // an empty file defines nothing
 	}

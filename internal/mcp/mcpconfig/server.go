@@ -19,9 +19,9 @@
 // be read, is not JSON, or whose mcpServers is not an object contributes no
 // server; a malformed entry (wrong types, missing command or url, unknown
 // type, bad URL, an unset ${VAR}) disables that server only. Each problem is
-// an *Error naming the file, line and column, and a broken entry still takes
-// its name's slot, so a broken override never silently falls back to the
-// definition it meant to replace.
+// a *config.Error naming the file, line and column, and a broken entry still
+// takes its name's slot, so a broken override never silently falls back to
+// the definition it meant to replace.
 //
 // Edits (Files.AddServer, Files.RemoveServer, …) change only the bytes of the
 // member they add, replace or remove: every other key of ~/.claude.json (a
@@ -36,6 +36,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/tackcode/tack/internal/config"
 )
 
 // Scope is where a server is defined.
@@ -152,6 +154,11 @@ func (s Source) String() string {
 	return s.Path
 }
 
+// problem is the place of a problem at s, as a *config.Error names it.
+func (s Source) problem() config.Source {
+	return config.Source{Path: s.Path, Line: s.Line, Col: s.Col}
+}
+
 // Server is one MCP server definition, with ${VAR} references expanded.
 type Server struct {
 	Name  string
@@ -189,7 +196,7 @@ type Server struct {
 	Disabled bool
 	// Err is why the entry cannot be used, nil when it can. A broken server
 	// is listed and still shadows same-named servers of lower scopes.
-	Err *Error
+	Err *config.Error
 }
 
 // OAuth is an entry's "oauth" object: a client registered in advance with
@@ -217,46 +224,6 @@ type HealthCheck func(ctx context.Context, s Server) (status, detail string)
 // KV is one name and value of an entry's env or headers, in the order the
 // user gave them.
 type KV struct{ Key, Value string }
-
-// Error is one problem in one MCP configuration source.
-type Error struct {
-	// Source names the file ("--mcp-config" for inline JSON) and, when the
-	// problem is at one place in it, the line and column.
-	Source Source
-	// Server is the server the problem disables, "" for a problem with the
-	// file itself.
-	Server string
-	// Key is the JSON path of the offending value, such as
-	// "mcpServers.github.args[1]"; "" for problems with the file itself.
-	Key string
-	// Msg says what is wrong and, where it helps, what would be right.
-	Msg string
-	// Missing lists the environment variables that are not set, when that
-	// is the problem.
-	Missing []string
-	// Err is the underlying cause, if any.
-	Err error
-}
-
-// Error formats the problem as path:line:col: key: message[: cause].
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Source.String())
-	b.WriteString(": ")
-	if e.Key != "" {
-		b.WriteString(e.Key)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	if e.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
-	}
-	return b.String()
-}
-
-// Unwrap returns the underlying cause.
-func (e *Error) Unwrap() error { return e.Err }
 
 var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -354,6 +355,11 @@ func newFakeResource(t *testing.T, as *fakeAS) *fakeResource {
 // The status file is written atomically: the test polls for it, and a file
 // created but not yet written would read as an empty status.
 func browserHelper(mode, statusFile, u string) int {
+	// The test waits, before its folders are removed, for every helper
+	// that started to be done (see harness.browser).
+	pid := strconv.Itoa(os.Getpid())
+	atomicfile.Write(statusFile+".started."+pid, nil, 0o600)
+	defer atomicfile.Write(statusFile+".done."+pid, nil, 0o600)
 	c := &http.Client{
 		Timeout:       10 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },

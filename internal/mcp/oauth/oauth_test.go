@@ -48,6 +48,14 @@ func (h *harness) browser(mode string) string {
 	}
 	status := filepath.Join(h.t.TempDir(), "browser-status")
 	h.env["BROWSER"] = fmt.Sprintf("%s browser-helper %s %s", exe, mode, status)
+	// A helper still writing when the test ends would race the removal
+	// of its folder: wait for every one that started to be done.
+	h.t.Cleanup(func() {
+		started, _ := filepath.Glob(status + ".started.*")
+		for _, s := range started {
+			waitFile(h.t, strings.Replace(s, ".started.", ".done.", 1))
+		}
+	})
 	return status
 }
 

@@ -1,4 +1,4 @@
-package permission
+package shellcmd
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 // sedEffect: sed is read-only, and `sed -i` a file operation, when its
 // script only edits text: no e (run a command), w/W (write a file) or
 // r/R (read a file), and no s///e or s///w flags.
-func sedEffect(args []word) effect {
-	var scripts []word
-	var files []word
+func sedEffect(args []Word) Effect {
+	var scripts []Word
+	var files []Word
 	inPlace := false
 	scriptFromFile := false
 	why := ""
@@ -20,9 +20,9 @@ func sedEffect(args []word) effect {
 		}
 	}
 	for i := 0; i < len(args); i++ {
-		a, static := args[i].lit()
+		a, static := args[i].Lit()
 		if !static {
-			if !args[i].glob || args[i].dynamic {
+			if !args[i].Glob || args[i].Dynamic {
 				notRO("`sed` has an argument only known at run time")
 			}
 			if len(scripts) > 0 || scriptFromFile {
@@ -71,7 +71,7 @@ func sedEffect(args []word) effect {
 					inPlace = true // the rest of the cluster is a backup suffix
 					break cluster
 				case 'e', 'f', 'l':
-					var v word
+					var v Word
 					if j+1 < len(a) {
 						v = plainWord(a[j+1:])
 					} else if i+1 < len(args) {
@@ -101,23 +101,23 @@ func sedEffect(args []word) effect {
 		notRO("`sed -f` runs a script file")
 	}
 	for _, s := range scripts {
-		src, ok := s.lit()
+		src, ok := s.Lit()
 		if !ok || !sedScriptSafe(src) {
 			notRO("the `sed` script can run commands or write files")
 		}
 	}
 	files = appendPaths(nil, files)
-	e := effect{readOnly: true, reads: files}
+	e := Effect{ReadOnly: true, Reads: files}
 	if inPlace {
-		e = effect{fileOp: len(files) > 0, reads: files, writes: files, why: "`sed -i` edits files"}
+		e = Effect{FileOp: len(files) > 0, Reads: files, Writes: files, Why: "`sed -i` edits files"}
 		for _, f := range files {
-			if f.dynamic {
-				e.fileOp = false
+			if f.Dynamic {
+				e.FileOp = false
 			}
 		}
 	}
 	if why != "" {
-		e = e.demote("%s", why)
+		e = e.Demote("%s", why)
 	}
 	return e
 }

@@ -1,4 +1,4 @@
-package permission
+package shellcmd
 
 import (
 	"strings"
@@ -7,19 +7,19 @@ import (
 
 // names lists the command names of an analysis, with "=" for a statement
 // without a command.
-func names(an *analysis) string {
+func names(an *Line) string {
 	var out []string
-	for _, c := range an.cmds {
-		if len(c.args) == 0 {
+	for _, c := range an.Commands {
+		if len(c.Args) == 0 {
 			out = append(out, "=")
 			continue
 		}
-		out = append(out, strings.ReplaceAll(c.args[0].text, runtime, "$"))
+		out = append(out, strings.ReplaceAll(c.Args[0].Text, RunTime, "$"))
 	}
 	return strings.Join(out, " ")
 }
 
-func TestAnalyzeFindsEveryCommand(t *testing.T) {
+func TestParseFindsEveryCommand(t *testing.T) {
 	tests := []struct{ src, want string }{
 		{"a; b && c || d | e |& f & g", "a b c d e f g"},
 		{"(a; b) && { c; }", "a b c"},
@@ -49,9 +49,9 @@ func TestAnalyzeFindsEveryCommand(t *testing.T) {
 		{"a \\\n b", "a"},
 	}
 	for _, tt := range tests {
-		an := analyze(tt.src)
-		if an.err != nil {
-			t.Errorf("%q: %v", tt.src, an.err)
+		an := Parse(tt.src)
+		if an.Err != nil {
+			t.Errorf("%q: %v", tt.src, an.Err)
 			continue
 		}
 		if got := names(an); got != tt.want {
@@ -60,7 +60,7 @@ func TestAnalyzeFindsEveryCommand(t *testing.T) {
 	}
 }
 
-func TestAnalyzeWords(t *testing.T) {
+func TestParseWords(t *testing.T) {
 	tests := []struct {
 		src  string
 		want []string // word texts, runtime marks shown as $
@@ -74,27 +74,27 @@ func TestAnalyzeWords(t *testing.T) {
 		{`echo ~ ~/x ~root`, []string{"echo", "~", "~/x", "~root"}},
 	}
 	for _, tt := range tests {
-		an := analyze(tt.src)
-		if an.err != nil {
-			t.Fatalf("%q: %v", tt.src, an.err)
+		an := Parse(tt.src)
+		if an.Err != nil {
+			t.Fatalf("%q: %v", tt.src, an.Err)
 		}
-		c := an.cmds[len(an.cmds)-1]
+		c := an.Commands[len(an.Commands)-1]
 		var got []string
-		for _, w := range c.args {
-			got = append(got, strings.ReplaceAll(w.text, runtime, "$"))
+		for _, w := range c.Args {
+			got = append(got, strings.ReplaceAll(w.Text, RunTime, "$"))
 		}
 		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
 			t.Errorf("%q: words %q, want %q", tt.src, got, tt.want)
 		}
 	}
-	an := analyze(`cat ~/x ~root/y "~/z"`)
-	args := an.cmds[0].args
-	if !args[1].tilde || args[2].tilde || !args[2].dynamic || args[3].tilde {
+	an := Parse(`cat ~/x ~root/y "~/z"`)
+	args := an.Commands[0].Args
+	if !args[1].Tilde || args[2].Tilde || !args[2].Dynamic || args[3].Tilde {
 		t.Errorf("tilde flags wrong: %+v", args)
 	}
 }
 
-func TestAnalyzeProblems(t *testing.T) {
+func TestParseProblems(t *testing.T) {
 	tests := []struct{ src, problem string }{
 		{"f() { :; }", "defines a shell function"},
 		{"PATH=/x", "sets the shell variable PATH"},
@@ -112,24 +112,24 @@ func TestAnalyzeProblems(t *testing.T) {
 		{"path=(/x)", "sets the shell variable path"},
 	}
 	for _, tt := range tests {
-		an := analyze(tt.src)
-		if an.err != nil {
-			t.Errorf("%q: %v", tt.src, an.err)
+		an := Parse(tt.src)
+		if an.Err != nil {
+			t.Errorf("%q: %v", tt.src, an.Err)
 			continue
 		}
-		if !strings.Contains(strings.Join(an.problems, "; "), tt.problem) {
-			t.Errorf("%q: problems %q, want %q", tt.src, an.problems, tt.problem)
+		if !strings.Contains(strings.Join(an.Problems, "; "), tt.problem) {
+			t.Errorf("%q: problems %q, want %q", tt.src, an.Problems, tt.problem)
 		}
 	}
 	for _, ok := range []string{"x=1; echo $x", "echo $((1+2)) ${#x} ${a[@]} ${!a[@]} ${s:1:2}", "[[ ${#x} -gt 1 ]]", "for f in a; do echo $f; done"} {
-		if an := analyze(ok); an.err != nil || len(an.problems) > 0 {
-			t.Errorf("%q: unexpected problems %q (%v)", ok, an.problems, an.err)
+		if an := Parse(ok); an.Err != nil || len(an.Problems) > 0 {
+			t.Errorf("%q: unexpected problems %q (%v)", ok, an.Problems, an.Err)
 		}
 	}
 }
 
-func TestAnalyzeCd(t *testing.T) {
-	an := analyze("cat a; cd src && cat b; cd ../lib; cat c; cd $X; cat d")
+func TestParseCd(t *testing.T) {
+	an := Parse("cat a; cd src && cat b; cd ../lib; cat c; cd $X; cat d")
 	want := []struct {
 		dirs    string
 		unknown bool
@@ -142,26 +142,26 @@ func TestAnalyzeCd(t *testing.T) {
 		{" src ../lib src/../lib", false}, // cd $X
 		{" src ../lib src/../lib", true},
 	}
-	if len(an.cmds) != len(want) {
-		t.Fatalf("%d commands", len(an.cmds))
+	if len(an.Commands) != len(want) {
+		t.Fatalf("%d commands", len(an.Commands))
 	}
 	for i, w := range want {
-		c := an.cmds[i]
-		if got := strings.Join(c.dirs, " "); got != w.dirs || c.dirsUnknown != w.unknown {
-			t.Errorf("command %d (%s): dirs %q unknown %v, want %q %v", i, c.src, got, c.dirsUnknown, w.dirs, w.unknown)
+		c := an.Commands[i]
+		if got := strings.Join(c.Dirs, " "); got != w.dirs || c.DirsUnknown != w.unknown {
+			t.Errorf("command %d (%s): dirs %q unknown %v, want %q %v", i, c.Src, got, c.DirsUnknown, w.dirs, w.unknown)
 		}
 	}
 }
 
-func TestAnalyzeRedirects(t *testing.T) {
-	an := analyze("a >x 2>&1 >>y <z &>w >&v 3<>u <&0 >&- <<<s >|t")
+func TestParseRedirects(t *testing.T) {
+	an := Parse("a >x 2>&1 >>y <z &>w >&v 3<>u <&0 >&- <<<s >|t")
 	var writes, reads []string
-	for _, r := range an.cmds[0].redirs {
-		if r.write {
-			writes = append(writes, r.target.text)
+	for _, r := range an.Commands[0].Redirs {
+		if r.Write {
+			writes = append(writes, r.Target.Text)
 		}
-		if r.read {
-			reads = append(reads, r.target.text)
+		if r.Read {
+			reads = append(reads, r.Target.Text)
 		}
 	}
 	if got := strings.Join(writes, " "); got != "x y w v u t" {
@@ -172,9 +172,9 @@ func TestAnalyzeRedirects(t *testing.T) {
 	}
 }
 
-func TestAnalyzeParseErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	for _, src := range []string{"echo 'x", "if a; then", "a |", "echo $(", "a\x00b"} {
-		if an := analyze(src); an.err == nil {
+		if an := Parse(src); an.Err == nil {
 			t.Errorf("%q parsed", src)
 		}
 	}

@@ -1,8 +1,9 @@
-package permission
+package shellcmd
 
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -18,72 +19,78 @@ const (
 	maxDirs = 16
 )
 
-// simpleCmd is one simple command of a shell command line, with the
-// context the checker needs.
-type simpleCmd struct {
-	// args are the words, after brace expansion; empty for a statement
+// Command is one simple command of a shell command line, with what the
+// line around it tells: the variables set for it, its redirections, and
+// the directories earlier cd commands may have moved it to.
+type Command struct {
+	// Args are the words, after brace expansion; empty for a statement
 	// that only assigns variables or redirects.
-	args []word
-	// assigns are the names assigned before the command (FOO=1 cmd), or by
+	Args []Word
+	// Assigns are the names assigned before the command (FOO=1 cmd), or by
 	// a statement that only assigns (FOO=1).
-	assigns []string
-	// decl: a declare/export/local/readonly/typeset/nameref clause; args
+	Assigns []string
+	// Decl: a declare/export/local/readonly/typeset/nameref clause; Args
 	// start with the keyword.
-	decl bool
-	// redirs are the command's (or its compound statement's) redirections.
-	redirs []redir
-	// stdin is the here-document or here-string the command reads.
-	stdin *word
-	// src is the command's source text, for reasons.
-	src string
-	// dirs are the directories the command may run in after cd commands
-	// earlier on the line: "" is the call's directory, others are relative
-	// to it, absolute, or "~/…". dirsUnknown: a cd went somewhere unknown.
-	dirs        []string
-	dirsUnknown bool
+	Decl bool
+	// Redirs are the command's (or its compound statement's) redirections.
+	Redirs []Redir
+	// Stdin is the here-document or here-string the command reads.
+	Stdin *Word
+	// Src is the command's source text, to show it.
+	Src string
+	// Dirs are the directories the command may run in after cd commands
+	// earlier on the line: "" is the line's own directory, others are
+	// relative to it, absolute, or "~/…". DirsUnknown: a cd went somewhere
+	// only known at run time.
+	Dirs        []string
+	DirsUnknown bool
 }
 
-// name returns the command name and whether it is known exactly.
-func (c *simpleCmd) name() (string, bool) {
-	if len(c.args) == 0 {
+// Name returns the command name and whether it is known exactly.
+func (c *Command) Name() (string, bool) {
+	if len(c.Args) == 0 {
 		return "", false
 	}
-	return c.args[0].lit()
+	return c.Args[0].Lit()
 }
 
-// redir is one redirection.
-type redir struct {
-	target word
-	write  bool // the target is a file written
-	read   bool // the target is a file read
+// Redir is one redirection.
+type Redir struct {
+	Target Word
+	Write  bool // the target is a file written
+	Read   bool // the target is a file read
 }
 
-// analysis is a shell command line broken into simple commands.
-type analysis struct {
-	cmds []*simpleCmd
-	// problems are constructs that keep the whole line from being allowed
-	// by any allow rule or mode (but not from being denied).
-	problems []string
-	// opaque are constructs that change what later words of the line run
-	// or name (PATH=…, HOME=…, shopt …): where a deny rule could be
-	// dodged through them, the line is treated as if it might match one.
-	opaque []string
-	// err is set when the line does not parse; cmds is then empty.
-	err error
+// Line is a shell command line broken into simple commands.
+type Line struct {
+	// Commands are every simple command the line may run, in order.
+	Commands []*Command
+	// Problems are constructs that make the line do more than its commands
+	// say (a function that may shadow a name, a variable set for the rest
+	// of the line, arithmetic that evaluates a value, a construct the
+	// analysis does not know): nothing vouches for such a line, though what
+	// its commands show still counts against it.
+	Problems []string
+	// Opaque are constructs that change what later words of the line run
+	// or name (PATH=…, HOME=…, shopt …): the commands after them may run
+	// other programs or name other files than their words say.
+	Opaque []string
+	// Err is set when the line does not parse; Commands is then empty.
+	Err error
 }
 
-// analyze parses src (bash dialect) and collects every simple command it
+// Parse parses src (bash dialect) and collects every simple command it
 // may run, including those inside substitutions, loops, conditionals,
 // function bodies and here-documents.
-func analyze(src string) *analysis {
-	out := &analysis{}
+func Parse(src string) *Line {
+	out := &Line{}
 	if strings.IndexByte(src, 0) >= 0 {
-		out.err = errors.New("NUL byte in the command")
+		out.Err = errors.New("NUL byte in the command")
 		return out
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
-		out.err = err
+		out.Err = err
 		return out
 	}
 	// Count the command nodes first: if the walk below misses one (a
@@ -97,7 +104,7 @@ func analyze(src string) *analysis {
 	})
 	a := &analyzer{src: src, out: out, dirs: []string{""}}
 	a.stmts(f.Stmts)
-	if a.seen != want && len(out.cmds) < maxCmds {
+	if a.seen != want && len(out.Commands) < maxCmds {
 		a.problem("uses a shell construct the permission checker does not know")
 	}
 	return out
@@ -105,24 +112,24 @@ func analyze(src string) *analysis {
 
 type analyzer struct {
 	src         string
-	out         *analysis
+	out         *Line
 	seen        int // command nodes walked
 	dirs        []string
 	dirsUnknown bool
 	// loops are the values of the for-loop variables in scope that their
 	// loop body does not change: `for f in src/*.go; do cat "$f"; done`
 	// reads what the glob expands to.
-	loops map[string][]word
+	loops map[string][]Word
 }
 
 func (a *analyzer) problem(format string, args ...any) {
 	p := fmt.Sprintf(format, args...)
-	for _, q := range a.out.problems {
+	for _, q := range a.out.Problems {
 		if q == p {
 			return
 		}
 	}
-	a.out.problems = append(a.out.problems, p)
+	a.out.Problems = append(a.out.Problems, p)
 }
 
 func (a *analyzer) stmts(ss []*syntax.Stmt) {
@@ -144,7 +151,7 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 	}
 	if len(s.Redirs) > 0 {
 		// Redirections of a compound command, or a bare "> file".
-		a.record(&simpleCmd{redirs: a.redirs(s.Redirs), src: a.text(s)})
+		a.record(&Command{Redirs: a.redirs(s.Redirs), Src: a.text(s)})
 	}
 }
 
@@ -175,13 +182,13 @@ func (a *analyzer) command(cmd syntax.Command) {
 				a.nested(w)
 			}
 			if l.InPos.IsValid() && !reassigns(c.Do, l.Name.Value) {
-				var values []word
+				var values []Word
 				for _, w := range l.Items {
 					values = append(values, expandWord(w)...)
 				}
 				saved, had := a.loops[l.Name.Value]
 				if a.loops == nil {
-					a.loops = map[string][]word{}
+					a.loops = map[string][]Word{}
 				}
 				a.loops[l.Name.Value] = values
 				a.stmts(c.Do)
@@ -240,43 +247,43 @@ func (a *analyzer) command(cmd syntax.Command) {
 // call records a simple command.
 func (a *analyzer) call(c *syntax.CallExpr, s *syntax.Stmt) {
 	a.seen++
-	sc := &simpleCmd{src: a.text(s)}
+	sc := &Command{Src: a.text(s)}
 	for _, as := range c.Assigns {
 		a.assign(as)
 		if as.Name != nil {
-			sc.assigns = append(sc.assigns, as.Name.Value)
+			sc.Assigns = append(sc.Assigns, as.Name.Value)
 			a.resolution(as.Name.Value)
 		}
 	}
 	for _, w := range c.Args {
 		a.nested(w)
 	}
-	sc.redirs = a.redirs(s.Redirs)
-	sc.stdin = hereInput(s.Redirs)
+	sc.Redirs = a.redirs(s.Redirs)
+	sc.Stdin = hereInput(s.Redirs)
 	for _, w := range c.Args {
 		ws := expandWord(w)
 		if name := paramRef(w); name != "" && len(ws) == 1 {
 			if values, ok := a.loops[name]; ok {
-				ws[0].values = values
+				ws[0].Values = values
 			}
 		}
-		sc.args = append(sc.args, ws...)
+		sc.Args = append(sc.Args, ws...)
 	}
-	if name, ok := sc.name(); ok && (name == "shopt" || name == "setopt" || name == "unsetopt") && len(sc.args) > 1 {
+	if name, ok := sc.Name(); ok && (name == "shopt" || name == "setopt" || name == "unsetopt") && len(sc.Args) > 1 {
 		// dotglob, globstar, extglob, expand_aliases…
 		p := "changes shell options (`" + name + "`), which decide what later globs and names mean"
-		if !contains(a.out.opaque, p) {
-			a.out.opaque = append(a.out.opaque, p)
+		if !slices.Contains(a.out.Opaque, p) {
+			a.out.Opaque = append(a.out.Opaque, p)
 		}
 	}
-	for _, w := range sc.args {
-		if w.unsafe != "" {
-			a.problem("%s", w.unsafe)
+	for _, w := range sc.Args {
+		if w.Unsafe != "" {
+			a.problem("%s", w.Unsafe)
 		}
 	}
-	if len(sc.args) == 0 {
+	if len(sc.Args) == 0 {
 		// Only assignments: they change the shell for what follows.
-		for _, name := range sc.assigns {
+		for _, name := range sc.Assigns {
 			a.assignName(name)
 		}
 	}
@@ -286,8 +293,8 @@ func (a *analyzer) call(c *syntax.CallExpr, s *syntax.Stmt) {
 
 // decl records a declare-like clause as a command named by its keyword.
 func (a *analyzer) decl(c *syntax.DeclClause) {
-	sc := &simpleCmd{decl: true, args: []word{plainWord(c.Variant.Value)}}
-	sc.src = a.slice(c.Pos(), c.End())
+	sc := &Command{Decl: true, Args: []Word{plainWord(c.Variant.Value)}}
+	sc.Src = a.slice(c.Pos(), c.End())
 	for _, as := range c.Args {
 		a.assign(as)
 		if as.Name != nil && !as.Naked {
@@ -295,36 +302,36 @@ func (a *analyzer) decl(c *syntax.DeclClause) {
 		}
 		switch {
 		case as.Naked && as.Name != nil:
-			sc.args = append(sc.args, plainWord(as.Name.Value))
+			sc.Args = append(sc.Args, plainWord(as.Name.Value))
 		case as.Naked && as.Value != nil:
-			sc.args = append(sc.args, convertWord(as.Value))
+			sc.Args = append(sc.Args, convertWord(as.Value))
 		case as.Name != nil:
-			v := word{}
+			v := Word{}
 			if as.Value != nil {
 				v = convertWord(as.Value)
 			}
 			if as.Array != nil || as.Index != nil {
-				v.dynamic, v.text = true, v.text+runtime
+				v.Dynamic, v.Text = true, v.Text+RunTime
 			}
 			op := "="
 			if as.Append {
 				op = "+="
 			}
-			v.text = as.Name.Value + op + v.text
-			sc.args = append(sc.args, v)
+			v.Text = as.Name.Value + op + v.Text
+			sc.Args = append(sc.Args, v)
 		}
 	}
 	a.record(sc)
 }
 
-func (a *analyzer) record(sc *simpleCmd) {
-	if len(a.out.cmds) >= maxCmds {
+func (a *analyzer) record(sc *Command) {
+	if len(a.out.Commands) >= maxCmds {
 		a.problem("has too many commands to check")
 		return
 	}
-	sc.dirs = append([]string(nil), a.dirs...)
-	sc.dirsUnknown = a.dirsUnknown
-	a.out.cmds = append(a.out.cmds, sc)
+	sc.Dirs = append([]string(nil), a.dirs...)
+	sc.DirsUnknown = a.dirsUnknown
+	a.out.Commands = append(a.out.Commands, sc)
 }
 
 // assign walks an assignment's value and index.
@@ -366,8 +373,8 @@ func (a *analyzer) resolution(name string) {
 		return
 	}
 	p := "sets " + name + ", which changes what later commands run or which files they name"
-	if !contains(a.out.opaque, p) {
-		a.out.opaque = append(a.out.opaque, p)
+	if !slices.Contains(a.out.Opaque, p) {
+		a.out.Opaque = append(a.out.Opaque, p)
 	}
 }
 
@@ -430,8 +437,8 @@ func (a *analyzer) nested(n syntax.Node) {
 }
 
 // redirs classifies redirections and walks their words and here-documents.
-func (a *analyzer) redirs(rs []*syntax.Redirect) []redir {
-	var out []redir
+func (a *analyzer) redirs(rs []*syntax.Redirect) []Redir {
+	var out []Redir
 	for _, r := range rs {
 		if r.Word != nil {
 			a.nested(r.Word)
@@ -447,27 +454,27 @@ func (a *analyzer) redirs(rs []*syntax.Redirect) []redir {
 			continue
 		}
 		t := convertWord(r.Word)
-		if t.unsafe != "" {
-			a.problem("%s", t.unsafe)
+		if t.Unsafe != "" {
+			a.problem("%s", t.Unsafe)
 		}
-		if strings.HasPrefix(t.text, "!") || strings.HasPrefix(t.text, "|") {
+		if strings.HasPrefix(t.Text, "!") || strings.HasPrefix(t.Text, "|") {
 			// zsh's >! and >>| clobbering forms: the file is the next word.
-			t = word{text: runtime, dynamic: true}
+			t = Word{Text: RunTime, Dynamic: true}
 		}
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
 			continue
 		case syntax.RdrIn:
-			out = append(out, redir{target: t, read: true})
+			out = append(out, Redir{Target: t, Read: true})
 		case syntax.DplIn, syntax.DplOut:
 			if isFdTarget(t) {
 				continue
 			}
-			out = append(out, redir{target: t, write: r.Op == syntax.DplOut, read: r.Op == syntax.DplIn})
+			out = append(out, Redir{Target: t, Write: r.Op == syntax.DplOut, Read: r.Op == syntax.DplIn})
 		case syntax.RdrInOut:
-			out = append(out, redir{target: t, write: true, read: true})
+			out = append(out, Redir{Target: t, Write: true, Read: true})
 		default: // > >> >| &> &>> and zsh's clobbering forms
-			out = append(out, redir{target: t, write: true})
+			out = append(out, Redir{Target: t, Write: true})
 		}
 	}
 	return out
@@ -500,8 +507,8 @@ func zshExpansion(parts []syntax.WordPart) bool {
 }
 
 // hereInput returns the text of the last here-document or here-string.
-func hereInput(rs []*syntax.Redirect) *word {
-	var in *word
+func hereInput(rs []*syntax.Redirect) *Word {
+	var in *Word
 	for _, r := range rs {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
@@ -521,8 +528,8 @@ func hereInput(rs []*syntax.Redirect) *word {
 
 // hereDoc returns a here-document's text: literal when its delimiter is
 // quoted, else with $ ` \ escapes and with its expansions unknown.
-func hereDoc(r *syntax.Redirect) word {
-	var out word
+func hereDoc(r *syntax.Redirect) Word {
+	var out Word
 	if r.Hdoc == nil {
 		return out
 	}
@@ -552,17 +559,17 @@ func hereDoc(r *syntax.Redirect) word {
 				b.WriteByte(v[i])
 			}
 		default:
-			out.dynamic = true
-			b.WriteString(runtime)
+			out.Dynamic = true
+			b.WriteString(RunTime)
 		}
 	}
-	out.text = b.String()
+	out.Text = b.String()
 	return out
 }
 
 // isFdTarget reports whether a >& or <& target is a descriptor or "-".
-func isFdTarget(t word) bool {
-	s, ok := t.lit()
+func isFdTarget(t Word) bool {
+	s, ok := t.Lit()
 	if !ok || s == "" {
 		return false
 	}
@@ -575,12 +582,12 @@ func isFdTarget(t word) bool {
 
 // trackCd follows cd, pushd and popd, so that later relative paths are
 // resolved against every directory the line may have moved to.
-func (a *analyzer) trackCd(sc *simpleCmd) {
-	name, ok := sc.name()
+func (a *analyzer) trackCd(sc *Command) {
+	name, ok := sc.Name()
 	if !ok || name != "cd" && name != "pushd" {
 		return
 	}
-	target, known := cdTarget(sc.args[1:])
+	target, known := cdTarget(sc.Args[1:])
 	if !known {
 		a.dirsUnknown = true
 		return
@@ -588,7 +595,7 @@ func (a *analyzer) trackCd(sc *simpleCmd) {
 	next := a.dirs
 	for _, d := range a.dirs {
 		j := joinDir(d, target)
-		if !contains(next, j) {
+		if !slices.Contains(next, j) {
 			next = append(next, j)
 		}
 	}
@@ -600,9 +607,9 @@ func (a *analyzer) trackCd(sc *simpleCmd) {
 }
 
 // cdTarget returns the directory a cd/pushd goes to, as written.
-func cdTarget(args []word) (string, bool) {
+func cdTarget(args []Word) (string, bool) {
 	for i, w := range args {
-		s, ok := w.lit()
+		s, ok := w.Lit()
 		if !ok {
 			return "", false
 		}
@@ -622,12 +629,12 @@ func cdTarget(args []word) (string, bool) {
 	return "~", true // cd alone goes home
 }
 
-func wordDir(w word) (string, bool) {
-	s, ok := w.lit()
+func wordDir(w Word) (string, bool) {
+	s, ok := w.Lit()
 	if !ok {
 		return "", false
 	}
-	if w.tilde {
+	if w.Tilde {
 		return s, true
 	}
 	if strings.HasPrefix(s, "~") {
@@ -668,14 +675,14 @@ func (a *analyzer) slice(from, to syntax.Pos) string {
 
 // expandWord converts a parsed word, performing brace expansion the way
 // bash would before anything else.
-func expandWord(w *syntax.Word) []word {
+func expandWord(w *syntax.Word) []Word {
 	if !syntax.SplitBraces(w) {
-		return []word{convertWord(w)}
+		return []Word{convertWord(w)}
 	}
-	var out []word
+	var out []Word
 	for ew, err := range expand.BracesSeq(nil, w) {
 		if err != nil || len(out) >= maxBraceWords {
-			return []word{{text: runtime, dynamic: true}}
+			return []Word{{Text: RunTime, Dynamic: true}}
 		}
 		out = append(out, convertWord(ew))
 	}
@@ -798,15 +805,6 @@ func arithName(x syntax.ArithmExpr) string {
 		}
 	}
 	return ""
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // paramRef returns the variable a word is exactly ($x, ${x}, "$x"), or "".

@@ -1,19 +1,20 @@
-package permission
+package shellcmd
 
 import (
+	"slices"
 	"strings"
 )
 
 // gitEffect classifies a git command line (without "git"): read-only for
 // the subcommands and options that only inspect the repository.
-func gitEffect(args []word) effect {
-	e := effect{readOnly: true, git: true}
+func gitEffect(args []Word) Effect {
+	e := Effect{ReadOnly: true, Git: true}
 	i := 0
 	// Global options before the subcommand. Only the few that cannot run
 	// programs or change configuration are accepted: -c, --exec-path,
 	// --config-env and friends can make any subcommand run code.
 	for ; i < len(args); i++ {
-		a, static := args[i].lit()
+		a, static := args[i].Lit()
 		if !static {
 			return notReadOnly("`git` has an argument only known at run time")
 		}
@@ -27,13 +28,13 @@ func gitEffect(args []word) effect {
 				return notReadOnly("`git -C` without a directory")
 			}
 			i++
-			e.reads = append(e.reads, args[i])
-			e.gitCd = append(e.gitCd, args[i])
+			e.Reads = append(e.Reads, args[i])
+			e.GitCd = append(e.GitCd, args[i])
 		case "--git-dir", "--work-tree", "--bare":
 			// The repository named there may be one the project ships,
 			// whose config (core.fsmonitor…) runs programs.
 			out := notReadOnly("`git %s` uses a repository named on the command line", name)
-			out.git, out.gitNamed = true, name
+			out.Git, out.GitNamed = true, name
 			return out
 		case "--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--glob-pathspecs",
 			"--noglob-pathspecs", "--icase-pathspecs", "--no-replace-objects", "--no-advice":
@@ -44,34 +45,34 @@ func gitEffect(args []word) effect {
 	if i >= len(args) {
 		return e // git alone prints its usage
 	}
-	sub, _ := args[i].lit()
+	sub, _ := args[i].Lit()
 	rest := args[i+1:]
 	// Run-time words could expand to --output=… or a write subcommand;
 	// globs are accepted only after "--", where they are pathspecs.
 	dashdash := false
 	for _, a := range rest {
-		if s, ok := a.lit(); ok && s == "--" {
+		if s, ok := a.Lit(); ok && s == "--" {
 			dashdash = true
 			continue
 		}
-		if a.dynamic || a.glob && !dashdash {
+		if a.Dynamic || a.Glob && !dashdash {
 			return notReadOnly("`git %s` has an argument only known at run time or a glob", sub)
 		}
 	}
 	opts, operands := gitArgs(rest, gitValueOpts(sub))
-	bad := func(format string, a ...any) effect {
-		return e.demote(format, a...)
+	bad := func(format string, a ...any) Effect {
+		return e.Demote(format, a...)
 	}
-	// Paths and REV:path operands may name files it reads: a deny rule
-	// on them holds (`git show HEAD:.env`, `git blame .env`).
+	// Paths and REV:path operands may name files it reads (`git show
+	// HEAD:.env`, `git blame .env`).
 	for _, op := range operands {
-		e.maybe = append(e.maybe, op)
-		if _, p, ok := strings.Cut(op.text, ":"); ok && p != "" && op.static() {
-			e.maybe = append(e.maybe, plainWord(p))
+		e.Maybe = append(e.Maybe, op)
+		if _, p, ok := strings.Cut(op.Text, ":"); ok && p != "" && op.Static() {
+			e.Maybe = append(e.Maybe, plainWord(p))
 		}
 	}
 	if sub == "grep" {
-		e.walks = append(e.walks, walk{root: plainWord("."), content: true, hidden: true})
+		e.Walks = append(e.Walks, Walk{Root: plainWord("."), Content: true, Hidden: true})
 	}
 	switch sub {
 	case "status", "rev-parse", "ls-files", "ls-tree", "describe", "shortlog", "cat-file", "rev-list",
@@ -81,11 +82,11 @@ func gitEffect(args []word) effect {
 			name, val, eq := strings.Cut(o, "=")
 			switch {
 			case optIn(name, []string{"--output"}):
-				e = e.demote("`git %s --output` writes a file", sub)
+				e = e.Demote("`git %s --output` writes a file", sub)
 				if eq {
-					e.writes = append(e.writes, plainWord(val))
+					e.Writes = append(e.Writes, plainWord(val))
 				} else {
-					e.writes = append(e.writes, unknownPath())
+					e.Writes = append(e.Writes, unknownPath())
 				}
 			case optIn(name, []string{"--ext-diff"}):
 				return bad("`git %s --ext-diff` runs an external program", sub)
@@ -93,9 +94,9 @@ func gitEffect(args []word) effect {
 				return bad("`git %s --no-index` reads files outside the repository", sub)
 			case optIn(name, []string{"--contents"}) && (sub == "blame" || sub == "annotate"):
 				if eq {
-					e.reads = append(e.reads, plainWord(val))
+					e.Reads = append(e.Reads, plainWord(val))
 				} else {
-					e.reads = append(e.reads, unknownPath())
+					e.Reads = append(e.Reads, unknownPath())
 				}
 			case sub == "grep" && (strings.HasPrefix(o, "-O") || optIn(name, []string{"--open-files-in-pager"})):
 				return bad("`git grep -O` runs a pager")
@@ -130,15 +131,15 @@ func gitEffect(args []word) effect {
 		if len(operands) == 0 {
 			return e
 		}
-		switch s, _ := operands[0].lit(); s {
+		switch s, _ := operands[0].Lit(); s {
 		case "show", "get-url":
 			return e
 		}
-		return bad("`git remote %s` is not read-only", operands[0].text)
+		return bad("`git remote %s` is not read-only", operands[0].Text)
 	case "config":
 		for _, o := range opts {
 			if name, val, ok := strings.Cut(o, "="); ok && (name == "--file" || name == "-f") {
-				e.reads = append(e.reads, plainWord(val))
+				e.Reads = append(e.Reads, plainWord(val))
 			}
 			if hasOpt([]string{o}, "-e", "--edit", "--add", "--unset", "--unset-all", "--replace-all", "--rename-section",
 				"--remove-section", "--fixed-value") {
@@ -149,7 +150,7 @@ func gitEffect(args []word) effect {
 			return e
 		}
 		if len(operands) > 0 {
-			if s, _ := operands[0].lit(); s == "get" || s == "list" {
+			if s, _ := operands[0].Lit(); s == "get" || s == "list" {
 				return e
 			}
 		}
@@ -158,23 +159,23 @@ func gitEffect(args []word) effect {
 		if len(operands) == 0 {
 			return e
 		}
-		if s, _ := operands[0].lit(); s == "show" || s == "exists" {
+		if s, _ := operands[0].Lit(); s == "show" || s == "exists" {
 			return e
 		}
-		if strings.HasPrefix(operands[0].text, "-") {
+		if strings.HasPrefix(operands[0].Text, "-") {
 			return e
 		}
-		return bad("`git reflog %s` is not read-only", operands[0].text)
+		return bad("`git reflog %s` is not read-only", operands[0].Text)
 	case "stash":
 		if len(operands) > 0 {
-			if s, _ := operands[0].lit(); s == "list" || s == "show" {
+			if s, _ := operands[0].Lit(); s == "list" || s == "show" {
 				return e
 			}
 		}
 		return bad("`git stash` changes the working tree")
 	case "worktree":
 		if len(operands) > 0 {
-			if s, _ := operands[0].lit(); s == "list" {
+			if s, _ := operands[0].Lit(); s == "list" {
 				return e
 			}
 		}
@@ -191,16 +192,16 @@ func gitEffect(args []word) effect {
 // gitArgs splits a subcommand's arguments into options (as written, a
 // value attached with "=") and operands, stopping options at "--". The
 // long options in valueOpts take the next word as their value.
-func gitArgs(args []word, valueOpts []string) (opts []string, operands []word) {
+func gitArgs(args []Word, valueOpts []string) (opts []string, operands []Word) {
 	for i := 0; i < len(args); i++ {
-		s := args[i].text
+		s := args[i].Text
 		if s == "--" {
 			return opts, append(operands, args[i+1:]...)
 		}
 		if strings.HasPrefix(s, "-") && s != "-" {
-			if contains(valueOpts, s) && i+1 < len(args) {
+			if slices.Contains(valueOpts, s) && i+1 < len(args) {
 				i++
-				s += "=" + args[i].text
+				s += "=" + args[i].Text
 			}
 			opts = append(opts, s)
 			continue
@@ -242,40 +243,4 @@ func hasOpt(opts []string, names ...string) bool {
 		}
 	}
 	return false
-}
-
-// gitProblem says why git, as sc runs it, might use a repository the
-// project ships (see gitRepoProblem): the directories it may run in (the
-// call's, those cd moved to, its -C operands) are each looked at. Without
-// the file system, any other directory than the call's is a problem.
-func (st *state) gitProblem(sc *simpleCmd, eff effect) string {
-	if eff.gitNamed != "" {
-		return "uses the repository " + eff.gitNamed + " names, whose configuration can run programs"
-	}
-	if sc.dirsUnknown {
-		return "runs in a directory only known at run time"
-	}
-	for _, d := range sc.dirs {
-		dir := st.cwd
-		if d != "" {
-			if !st.follow {
-				return "runs in another directory (after cd), whose repository the checker cannot look at"
-			}
-			dir = rawAbs(d, st.cwd, st.home)
-		}
-		for _, c := range eff.gitCd {
-			s, ok := c.lit()
-			if !ok {
-				return "runs in a directory only known at run time"
-			}
-			if !st.follow {
-				return "runs in another directory (git -C), whose repository the checker cannot look at"
-			}
-			dir = rawAbs(s, dir, st.home)
-		}
-		if why := st.gitRepoProblem(dir); why != "" {
-			return "would use a repository whose configuration can run programs: " + why
-		}
-	}
-	return ""
 }

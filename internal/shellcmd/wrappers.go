@@ -1,7 +1,11 @@
-package permission
+package shellcmd
 
 import (
+	"bufio"
+	"bytes"
+	"io"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -11,79 +15,102 @@ const maxDepth = 4
 // maxTargets bounds the commands collected from one simple command.
 const maxTargets = 64
 
-// targets are the commands a simple command may run, for deny and ask
-// rules: the command itself, what its wrappers run (sudo, env, xargs,
-// find -exec, …), and the commands of shell strings and script files it
-// hands to a shell (sh -c, eval, su -c, watch, alias, trap, source f,
-// bash f, ./f).
-type targets struct {
-	st *state
-	// cmds are argument lists to match Bash rules against.
-	cmds [][]word
-	// inner are the argument lists wrappers run (sudo X, xargs X…): what
-	// they do to files is checked like the command's own.
-	inner []innerCmd
-	// nested are the simple commands of the shell strings and scripts it
+// Targets are the commands a simple command may run: the command itself,
+// what its wrappers run (sudo, env, xargs, find -exec, …), and the
+// commands of shell strings and script files it hands to a shell (sh -c,
+// eval, su -c, watch, alias, trap, source f, bash f, ./f).
+type Targets struct {
+	// Cmds are the argument lists it runs, each under every name its
+	// program goes by: as written, by its base name (/bin/rm as rm), and
+	// by the Resolver's alias.
+	Cmds [][]Word
+	// Wrapped are the argument lists wrappers run (sudo X, xargs X…),
+	// which do to files what the command would do on its own.
+	Wrapped []Wrapped
+	// Nested are the simple commands of the shell strings and scripts it
 	// runs, with directories relative to the command's.
-	nested []*simpleCmd
-	// raws are shell strings that did not parse, checked by their text.
-	raws []string
-	// unknown: a wrapper runs something that cannot be made out (a
+	Nested []*Command
+	// Raws are shell strings that did not parse, known only by their text.
+	Raws []string
+	// Unknown: a wrapper runs something that cannot be made out (a
 	// dynamic word where the command should be, a shell reading a script
 	// from a pipe).
-	unknown bool
-	// opaque says why a script it runs cannot be read.
-	opaque string
+	Unknown bool
+	// Opaque says why a script it runs cannot be read.
+	Opaque string
 }
 
-// innerCmd is a command a wrapper runs, at the simple command (of the line
+// Wrapped is a command a wrapper runs, at the simple command (of the line
 // or of a shell string) whose directories it runs in.
-type innerCmd struct {
-	args []word
-	at   *simpleCmd
+type Wrapped struct {
+	Args []Word
+	At   *Command
 }
 
-// runTargets collects the targets of one simple command.
-func (st *state) runTargets(sc *simpleCmd) *targets {
-	t := &targets{st: st}
-	t.add(sc.args, 0, sc)
-	return t
+// Resolver answers what the words of a command line cannot tell: what is
+// in the script files it runs and which programs its command names run.
+type Resolver interface {
+	// Script returns the text of the shell script w names, run by the
+	// command at (as `source w`, `bash w`, or the program w when shebang is
+	// set, which runs in a shell only when its #! line names one, see
+	// IsShellScript). ran is false when no such script runs (it does not
+	// exist, or is not a shell script); opaque says why what runs cannot be
+	// told.
+	Script(w Word, at *Command, shebang bool) (src string, ran bool, opaque string)
+	// Alias returns the name of a program of interest that the command name
+	// runs at the command at under another name (a copy or link of it), or
+	// "".
+	Alias(name string, at *Command) string
+}
+
+// Targets collects what the simple command may run, reading scripts and
+// naming programs through r.
+func (sc *Command) Targets(r Resolver) *Targets {
+	t := &collector{Targets: &Targets{}, r: r}
+	t.add(sc.Args, 0, sc)
+	return t.Targets
+}
+
+// collector gathers Targets, asking r what the words cannot tell.
+type collector struct {
+	*Targets
+	r Resolver
 }
 
 // add collects args, run at the simple command at.
-func (t *targets) add(args []word, depth int, at *simpleCmd) {
-	if len(args) == 0 || len(t.cmds) >= maxTargets {
+func (t *collector) add(args []Word, depth int, at *Command) {
+	if len(args) == 0 || len(t.Cmds) >= maxTargets {
 		return
 	}
-	t.cmds = append(t.cmds, args)
-	name, ok := args[0].lit()
+	t.Cmds = append(t.Cmds, args)
+	name, ok := args[0].Lit()
 	if !ok {
-		t.unknown = true
+		t.Unknown = true
 		return
 	}
-	if base := commandBase(name); base != name && base != "" {
-		// A path to the binary (/bin/rm, ./rm, zsh's =rm) is matched by
-		// its base name for deny and ask rules.
-		t.cmds = append(t.cmds, append([]word{plainWord(base)}, args[1:]...))
+	if base := BaseName(name); base != name && base != "" {
+		// A path to the binary (/bin/rm, ./rm, zsh's =rm) runs the
+		// program known by its base name.
+		t.Cmds = append(t.Cmds, append([]Word{plainWord(base)}, args[1:]...))
 	}
-	if prog := t.st.runsProgram(name, at.dirs); prog != nil {
-		// A copy or link of a denied program under another name.
-		t.cmds = append(t.cmds, append([]word{plainWord(prog.name)}, args[1:]...))
+	if alias := t.r.Alias(name, at); alias != "" {
+		// A copy or link of a program of interest under another name.
+		t.Cmds = append(t.Cmds, append([]Word{plainWord(alias)}, args[1:]...))
 	}
 	inner, scripts, unknown := unwrap(args)
 	if unknown {
-		t.unknown = true
+		t.Unknown = true
 	}
-	base := commandBase(name)
+	base := BaseName(name)
 	if isShell(base) {
 		if _, found, ok := shellCommandString(args[1:]); ok && !found {
 			if file, isFile := shellScriptFile(args[1:]); isFile {
 				t.file(file, depth, false, at)
-			} else if at.stdin != nil {
+			} else if at.Stdin != nil {
 				// The shell reads its commands from standard input.
-				scripts = append(scripts, *at.stdin)
+				scripts = append(scripts, *at.Stdin)
 			} else {
-				t.unknown = true
+				t.Unknown = true
 			}
 		}
 	}
@@ -96,7 +123,7 @@ func (t *targets) add(args []word, depth int, at *simpleCmd) {
 		t.file(args[0], depth, true, at)
 	}
 	for _, in := range inner {
-		t.inner = append(t.inner, innerCmd{args: in, at: at})
+		t.Wrapped = append(t.Wrapped, Wrapped{Args: in, At: at})
 		t.add(in, depth, at)
 	}
 	for _, s := range scripts {
@@ -105,12 +132,12 @@ func (t *targets) add(args []word, depth int, at *simpleCmd) {
 }
 
 // file adds the commands of a script file run at the simple command at.
-func (t *targets) file(w word, depth int, shebang bool, at *simpleCmd) {
-	src, ran, opaque := t.st.readScript(w, at.dirs, at.dirsUnknown, shebang)
+func (t *collector) file(w Word, depth int, shebang bool, at *Command) {
+	src, ran, opaque := t.r.Script(w, at, shebang)
 	switch {
 	case opaque != "":
-		if t.opaque == "" {
-			t.opaque = opaque
+		if t.Opaque == "" {
+			t.Opaque = opaque
 		}
 	case ran:
 		t.script(plainWord(src), depth+1, at)
@@ -118,48 +145,48 @@ func (t *targets) file(w word, depth int, shebang bool, at *simpleCmd) {
 }
 
 // script adds the commands of a shell string run at the simple command at.
-func (t *targets) script(s word, depth int, at *simpleCmd) {
-	src, ok := s.lit()
+func (t *collector) script(s Word, depth int, at *Command) {
+	src, ok := s.Lit()
 	if !ok {
-		t.unknown = true
+		t.Unknown = true
 		return
 	}
 	if depth > maxDepth {
-		t.unknown = true
-		t.raws = append(t.raws, src)
+		t.Unknown = true
+		t.Raws = append(t.Raws, src)
 		return
 	}
-	an := analyze(src)
-	if an.err != nil {
-		t.raws = append(t.raws, src)
+	an := Parse(src)
+	if an.Err != nil {
+		t.Raws = append(t.Raws, src)
 		return
 	}
-	if len(an.opaque) > 0 && t.opaque == "" {
-		t.opaque = an.opaque[0]
+	if len(an.Opaque) > 0 && t.Opaque == "" {
+		t.Opaque = an.Opaque[0]
 	}
-	for _, c := range an.cmds {
-		c.dirs, c.dirsUnknown = composeDirs(at, c)
-		t.nested = append(t.nested, c)
-		if len(c.args) > 0 {
-			t.add(c.args, depth, c)
+	for _, c := range an.Commands {
+		c.Dirs, c.DirsUnknown = composeDirs(at, c)
+		t.Nested = append(t.Nested, c)
+		if len(c.Args) > 0 {
+			t.add(c.Args, depth, c)
 		}
 	}
 }
 
 // composeDirs returns the directories a command of a shell string runs
 // in: its own, taken from each directory the outer command may run in.
-func composeDirs(outer, c *simpleCmd) ([]string, bool) {
-	if outer.dirsUnknown || c.dirsUnknown {
+func composeDirs(outer, c *Command) ([]string, bool) {
+	if outer.DirsUnknown || c.DirsUnknown {
 		return nil, true
 	}
 	var out []string
-	for _, o := range outer.dirs {
-		for _, d := range c.dirs {
+	for _, o := range outer.Dirs {
+		for _, d := range c.Dirs {
 			j := joinDir(o, d)
 			if d == "" {
 				j = o
 			}
-			if !contains(out, j) {
+			if !slices.Contains(out, j) {
 				out = append(out, j)
 			}
 		}
@@ -167,9 +194,31 @@ func composeDirs(outer, c *simpleCmd) ([]string, bool) {
 	return out, len(out) > maxDirs
 }
 
-// commandBase is the name a command is known by: the last element of a
+// IsShellScript reports whether a file run as a program runs in a shell:
+// its #! line names one (directly or through env).
+func IsShellScript(b []byte) bool {
+	line, err := bufio.NewReader(bytes.NewReader(b)).ReadString('\n')
+	if err != nil && err != io.EOF {
+		return false
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "#!")
+	if !ok {
+		return false
+	}
+	f := strings.Fields(rest)
+	if len(f) == 0 {
+		return false
+	}
+	prog := BaseName(f[0])
+	if prog == "env" && len(f) > 1 {
+		prog = BaseName(f[len(f)-1])
+	}
+	return isShell(prog)
+}
+
+// BaseName is the name a command is known by: the last element of a
 // path, without zsh's leading '='.
-func commandBase(name string) string {
+func BaseName(name string) string {
 	name = strings.TrimPrefix(name, "=")
 	if strings.Contains(name, "/") {
 		name = path.Base(name)
@@ -179,18 +228,18 @@ func commandBase(name string) string {
 
 // unwrap returns what a wrapper command runs: argument lists, and shell
 // strings. unknown reports a wrapper whose command cannot be made out.
-func unwrap(args []word) (inner [][]word, scripts []word, unknown bool) {
-	name, _ := args[0].lit()
-	name = commandBase(name)
+func unwrap(args []Word) (inner [][]Word, scripts []Word, unknown bool) {
+	name, _ := args[0].Lit()
+	name = BaseName(name)
 	rest := args[1:]
-	one := func(cmd []word, ok bool) ([][]word, []word, bool) {
+	one := func(cmd []Word, ok bool) ([][]Word, []Word, bool) {
 		if !ok {
 			return nil, nil, true
 		}
 		if len(cmd) == 0 {
 			return nil, nil, false
 		}
-		return [][]word{cmd}, nil, false
+		return [][]Word{cmd}, nil, false
 	}
 	switch name {
 	case "sudo":
@@ -214,7 +263,7 @@ func unwrap(args []word) (inner [][]word, scripts []word, unknown bool) {
 		// su permutes its options: `su root -c CMD` runs CMD.
 		opts, _ := scanArgs(rest, "cgGsw", []string{"command", "session-command", "group", "supp-group", "shell", "whitelist-environment"})
 		if c, found := opts.value("-c", "--command", "--session-command"); found {
-			return nil, []word{c}, false
+			return nil, []Word{c}, false
 		}
 		return nil, nil, false
 	case "env":
@@ -224,7 +273,7 @@ func unwrap(args []word) (inner [][]word, scripts []word, unknown bool) {
 		}
 		cmd, ok := skipAssignments(rest[i:])
 		if s, found := opts.value("-S", "--split-string"); found {
-			return nil, []word{joinWords(append([]word{s}, cmd...))}, false
+			return nil, []Word{joinWords(append([]Word{s}, cmd...))}, false
 		}
 		return one(cmd, ok)
 	case "nice":
@@ -279,7 +328,7 @@ func unwrap(args []word) (inner [][]word, scripts []word, unknown bool) {
 		}
 		after := rest[i+1:]
 		if len(after) > 0 {
-			if s, _ := after[0].lit(); s == "-c" || s == "--command" {
+			if s, _ := after[0].Lit(); s == "-c" || s == "--command" {
 				if len(after) > 1 {
 					return nil, after[1:2], false
 				}
@@ -296,7 +345,7 @@ func unwrap(args []word) (inner [][]word, scripts []word, unknown bool) {
 			return one(rest[i:], true)
 		}
 		if i < len(rest) {
-			return nil, []word{joinWords(rest[i:])}, false
+			return nil, []Word{joinWords(rest[i:])}, false
 		}
 		return nil, nil, false
 	case "xargs":
@@ -305,31 +354,31 @@ func unwrap(args []word) (inner [][]word, scripts []word, unknown bool) {
 			return nil, nil, true
 		}
 		if i >= len(rest) {
-			return [][]word{{plainWord("echo"), unknownPath()}}, nil, false
+			return [][]Word{{plainWord("echo"), unknownPath()}}, nil, false
 		}
 		// The command gets more arguments from standard input.
-		return one(append(append([]word(nil), rest[i:]...), unknownPath()), true)
+		return one(append(append([]Word(nil), rest[i:]...), unknownPath()), true)
 	case "alias":
 		// alias name=value: the value runs wherever the name is used.
-		var values []word
+		var values []Word
 		for _, a := range rest {
-			if _, v, ok := strings.Cut(a.text, "="); ok {
-				values = append(values, word{text: v, dynamic: a.dynamic, glob: a.glob})
+			if _, v, ok := strings.Cut(a.Text, "="); ok {
+				values = append(values, Word{Text: v, Dynamic: a.Dynamic, Glob: a.Glob})
 			}
 		}
 		return nil, values, false
 	case "hash":
 		// hash -p PATH NAME makes NAME run PATH.
 		for i := 0; i+1 < len(rest); i++ {
-			if s, _ := rest[i].lit(); s == "-p" {
-				return [][]word{{rest[i+1]}}, nil, false
+			if s, _ := rest[i].Lit(); s == "-p" {
+				return [][]Word{{rest[i+1]}}, nil, false
 			}
 		}
 		return nil, nil, false
 	case "trap":
 		// trap ACTION SIGNAL…: the action is a shell string.
 		if len(rest) > 1 {
-			if s, _ := rest[0].lit(); s != "-" && s != "-p" && s != "-l" && s != "--" {
+			if s, _ := rest[0].Lit(); s != "-" && s != "-p" && s != "-l" && s != "--" {
 				return nil, rest[:1], false
 			}
 		}
@@ -337,7 +386,7 @@ func unwrap(args []word) (inner [][]word, scripts []word, unknown bool) {
 	case "enable":
 		// enable -f FILE loads a builtin from a shared object.
 		for _, a := range rest {
-			if s, _ := a.lit(); strings.HasPrefix(s, "-") && strings.Contains(s, "f") {
+			if s, _ := a.Lit(); strings.HasPrefix(s, "-") && strings.Contains(s, "f") {
 				return nil, nil, true
 			}
 		}
@@ -346,7 +395,7 @@ func unwrap(args []word) (inner [][]word, scripts []word, unknown bool) {
 		if len(rest) == 0 {
 			return nil, nil, false
 		}
-		return nil, []word{joinWords(rest)}, false
+		return nil, []Word{joinWords(rest)}, false
 	case "find":
 		return findExecs(rest), nil, false
 	case "git":
@@ -358,7 +407,7 @@ func unwrap(args []word) (inner [][]word, scripts []word, unknown bool) {
 			return nil, nil, true
 		}
 		if found {
-			return nil, []word{s}, false
+			return nil, []Word{s}, false
 		}
 	}
 	return nil, nil, false
@@ -375,22 +424,22 @@ func isShell(name string) bool {
 
 // shellCommandString finds the string a shell runs with -c. found is false
 // when the shell reads a script file or its standard input.
-func shellCommandString(args []word) (s word, found, ok bool) {
+func shellCommandString(args []Word) (s Word, found, ok bool) {
 	cmdMode := false
 	for i := 0; i < len(args); i++ {
-		a, static := args[i].lit()
+		a, static := args[i].Lit()
 		if !static {
 			if cmdMode {
 				return args[i], true, true
 			}
-			return word{}, false, false
+			return Word{}, false, false
 		}
 		switch {
 		case a == "--" || a == "-":
 			if cmdMode && i+1 < len(args) {
 				return args[i+1], true, true
 			}
-			return word{}, false, true
+			return Word{}, false, true
 		case strings.HasPrefix(a, "--"):
 			if a == "--rcfile" || a == "--init-file" {
 				i++
@@ -411,44 +460,44 @@ func shellCommandString(args []word) (s word, found, ok bool) {
 			if cmdMode {
 				return args[i], true, true
 			}
-			return word{}, false, true
+			return Word{}, false, true
 		}
 	}
-	return word{}, false, true
+	return Word{}, false, true
 }
 
 // shellScriptFile returns the script file a shell without -c runs; found
 // is false when it reads its standard input instead.
-func shellScriptFile(args []word) (file word, found bool) {
+func shellScriptFile(args []Word) (file Word, found bool) {
 	for i := 0; i < len(args); i++ {
-		a, _ := args[i].lit()
+		a, _ := args[i].Lit()
 		switch {
 		case a == "-s":
-			return word{}, false
+			return Word{}, false
 		case a == "--rcfile" || a == "--init-file" || a == "-o" || a == "+o" || a == "-O" || a == "+O":
 			i++
 		case a == "--" || a == "-":
 			if a == "--" && i+1 < len(args) {
 				return args[i+1], true
 			}
-			return word{}, false
+			return Word{}, false
 		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
 			if strings.Contains(a[1:], "s") && !strings.HasPrefix(a, "--") {
-				return word{}, false
+				return Word{}, false
 			}
 		default:
 			return args[i], true
 		}
 	}
-	return word{}, false
+	return Word{}, false
 }
 
 // findExecs returns the commands of find's -exec, -execdir, -ok and
 // -okdir actions.
-func findExecs(args []word) [][]word {
-	var out [][]word
+func findExecs(args []Word) [][]Word {
+	var out [][]Word
 	for i := 0; i < len(args); i++ {
-		s, _ := args[i].lit()
+		s, _ := args[i].Lit()
 		switch s {
 		case "-exec", "-execdir", "-ok", "-okdir":
 		default:
@@ -456,17 +505,17 @@ func findExecs(args []word) [][]word {
 		}
 		j := i + 1
 		for j < len(args) {
-			if t, _ := args[j].lit(); t == ";" || t == "+" {
+			if t, _ := args[j].Lit(); t == ";" || t == "+" {
 				break
 			}
 			j++
 		}
 		if j > i+1 {
 			// {} stands for each path found: only known at run time.
-			cmd := make([]word, 0, j-i-1)
+			cmd := make([]Word, 0, j-i-1)
 			for _, w := range args[i+1 : j] {
-				if strings.Contains(w.text, "{}") {
-					w = word{text: runtime, dynamic: true, found: true}
+				if strings.Contains(w.Text, "{}") {
+					w = Word{Text: RunTime, Dynamic: true, Found: true}
 				}
 				cmd = append(cmd, w)
 			}
@@ -478,16 +527,16 @@ func findExecs(args []word) [][]word {
 }
 
 // gitAliasScripts returns the shell commands of `git -c alias.X=!cmd`.
-func gitAliasScripts(args []word) []word {
-	var out []word
+func gitAliasScripts(args []Word) []Word {
+	var out []Word
 	for i := 0; i+1 < len(args); i++ {
-		s, _ := args[i].lit()
+		s, _ := args[i].Lit()
 		if s != "-c" {
 			continue
 		}
 		v := args[i+1]
-		if _, val, ok := strings.Cut(v.text, "="); ok && strings.HasPrefix(strings.ToLower(v.text), "alias.") && strings.HasPrefix(val, "!") {
-			out = append(out, word{text: val[1:], dynamic: v.dynamic, glob: v.glob})
+		if _, val, ok := strings.Cut(v.Text, "="); ok && strings.HasPrefix(strings.ToLower(v.Text), "alias.") && strings.HasPrefix(val, "!") {
+			out = append(out, Word{Text: val[1:], Dynamic: v.Dynamic, Glob: v.Glob})
 		}
 		i++
 	}
@@ -495,28 +544,28 @@ func gitAliasScripts(args []word) []word {
 }
 
 // joinWords joins words into one shell string, as eval does.
-func joinWords(ws []word) word {
-	var out word
+func joinWords(ws []Word) Word {
+	var out Word
 	texts := make([]string, len(ws))
 	for i, w := range ws {
-		texts[i] = w.text
-		out.dynamic = out.dynamic || w.dynamic
-		out.glob = out.glob || w.glob
+		texts[i] = w.Text
+		out.Dynamic = out.Dynamic || w.Dynamic
+		out.Glob = out.Glob || w.Glob
 	}
-	out.text = strings.Join(texts, " ")
+	out.Text = strings.Join(texts, " ")
 	return out
 }
 
 // skipAssignments skips NAME=value words (sudo and env take them before
 // the command). ok is false when a dynamic word hides where they end.
-func skipAssignments(args []word) ([]word, bool) {
+func skipAssignments(args []Word) ([]Word, bool) {
 	for i, a := range args {
-		s, static := a.lit()
+		s, static := a.Lit()
 		if !static {
 			if name, _, found := strings.Cut(a.prefix(), "="); found && isName(name) {
 				continue
 			}
-			return args[i:], a.glob && !a.dynamic
+			return args[i:], a.Glob && !a.Dynamic
 		}
 		name, _, found := strings.Cut(s, "=")
 		if !found || !isName(name) {
@@ -526,157 +575,16 @@ func skipAssignments(args []word) ([]word, bool) {
 	return nil, true
 }
 
-// isName reports whether s is a valid shell variable name.
-func isName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, c := range s {
-		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' {
-			continue
-		}
-		return false
-	}
-	return true
-}
-
-// options are the options scanOpts saw, in order.
-type options []option
-
-type option struct {
-	name  string // "-x" or "--long" (an abbreviation is given its full name)
-	value word
-	has   bool // value present
-	// abbrev: the option was written abbreviated (--o for --output).
-	abbrev bool
-}
-
-// count returns how many times the option name was given.
-func (o options) count(name string) int {
-	n := 0
-	for _, opt := range o {
-		if opt.name == name {
-			n++
-		}
-	}
-	return n
-}
-
-// valueIs reports whether one of the options names was given the value v.
-func (o options) valueIs(v string, names ...string) bool {
-	w, ok := o.value(names...)
-	s, static := w.lit()
-	return ok && static && s == v
-}
-
-func (o options) has(names ...string) bool {
-	for _, opt := range o {
-		for _, n := range names {
-			if opt.name == n {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func (o options) value(names ...string) (word, bool) {
-	for _, opt := range o {
-		for _, n := range names {
-			if opt.name == n && opt.has {
-				return opt.value, true
-			}
-		}
-	}
-	return word{}, false
-}
-
-// scanOpts reads leading options, stopping at the first operand or "--",
-// and returns the operand's index. Short options listed in argShort and
-// long options listed in argLong take a value (attached or as the next
-// word). ok is false when a dynamic word stands where an option may be.
-func scanOpts(args []word, argShort string, argLong []string) (int, options, bool) {
-	var opts options
-	for i := 0; i < len(args); i++ {
-		a, static := args[i].lit()
-		if !static {
-			return i, opts, false
-		}
-		switch {
-		case a == "--":
-			return i + 1, opts, true
-		case strings.HasPrefix(a, "--"):
-			name, val, eq := strings.Cut(a, "=")
-			opt := option{name: name}
-			full, takesValue := matchLong(name, argLong)
-			if takesValue {
-				// Abbreviations count as the option they stand for.
-				opt.name, opt.abbrev = "--"+full, full != name[2:]
-			}
-			if eq {
-				opt.value, opt.has = plainWord(val), true
-			} else if takesValue && i+1 < len(args) {
-				i++
-				opt.value, opt.has = args[i], true
-				if !args[i].static() {
-					return i, opts, false // it may split into more words
-				}
-			}
-			opts = append(opts, opt)
-		case len(a) > 1 && a[0] == '-':
-			for j := 1; j < len(a); j++ {
-				opt := option{name: "-" + a[j:j+1]}
-				if strings.IndexByte(argShort, a[j]) >= 0 {
-					if j+1 < len(a) {
-						opt.value, opt.has = plainWord(a[j+1:]), true
-					} else if i+1 < len(args) {
-						i++
-						opt.value, opt.has = args[i], true
-						if !args[i].static() {
-							return i, opts, false
-						}
-					}
-					opts = append(opts, opt)
-					break
-				}
-				opts = append(opts, opt)
-			}
-		default:
-			return i, opts, true
-		}
-	}
-	return len(args), opts, true
-}
-
-// matchLong finds the long option name (given with its "--") among names
-// (given without): GNU getopt_long accepts any unambiguous prefix, so a
-// prefix counts as a match. It returns the full name.
-func matchLong(name string, names []string) (string, bool) {
-	n := strings.TrimPrefix(name, "--")
-	if n == "" || n == name {
-		return "", false
-	}
-	found := ""
-	for _, full := range names {
-		if full == n {
-			return full, true
-		}
-		if strings.HasPrefix(full, n) && found == "" {
-			found = full
-		}
-	}
-	return found, found != ""
-}
-
-// harmlessLayers peels the wrappers that only change how a command runs
-// (time, nice, nohup, timeout N, stdbuf) for allow rules and the read-only
-// check: the layers go from the command as written to the innermost
-// command. writes are the files the wrappers write (time -o FILE).
-func harmlessLayers(args []word) (layers [][]word, writes []word) {
-	layers = [][]word{args}
+// HarmlessLayers peels the wrappers that only change how a command runs
+// (time, nice, nohup, timeout N, stdbuf), which leave the command it runs
+// doing what it would do alone: the layers go from the command as written
+// to the innermost command. writes are the files the wrappers write (time
+// -o FILE).
+func HarmlessLayers(args []Word) (layers [][]Word, writes []Word) {
+	layers = [][]Word{args}
 	cur := args
 	for len(cur) > 1 {
-		name, ok := cur[0].lit()
+		name, ok := cur[0].Lit()
 		if !ok {
 			return layers, writes
 		}
@@ -706,7 +614,7 @@ func harmlessLayers(args []word) (layers [][]word, writes []word) {
 		// Every word the wrapper consumes must be known: a run-time word
 		// could split into more words and shift the command.
 		for _, w := range cur[:1+i] {
-			if !w.static() {
+			if !w.Static() {
 				return layers, writes
 			}
 		}
@@ -716,9 +624,10 @@ func harmlessLayers(args []word) (layers [][]word, writes []word) {
 	return layers, writes
 }
 
-// runsOthers reports whether a command runs the command given in its
-// arguments: an allow rule only vouches for it when it names it.
-func runsOthers(name string) bool {
+// RunsOthers reports whether the command name (a base name) runs the
+// command given in its arguments, as sudo, env, xargs, sh and eval do: a
+// pattern that does not name it says nothing of what it runs.
+func RunsOthers(name string) bool {
 	switch name {
 	case "eval", "exec", "source", ".", "command", "builtin", "sudo", "doas", "su", "runuser", "env",
 		"xargs", "busybox", "chroot", "flock", "watch", "setsid", "ionice", "unbuffer", "-", "noglob",

@@ -1,80 +1,109 @@
-package permission
+package shellcmd
 
 import (
 	"fmt"
 	"strings"
 )
 
-// effect is what one simple command does to files, as far as the checker
-// can tell from its words.
-type effect struct {
-	// readOnly: the command only reads (the files in reads) and prints.
-	readOnly bool
-	// fileOp: a common file-changing command (mkdir, touch, rm, rmdir, mv,
-	// cp, ln, sed -i, tee) that acceptEdits accepts when every path it
-	// touches is inside the working directories.
-	fileOp bool
-	// reads are the files and directories it reads, known or not: they are
-	// collected even when the command is not read-only, for deny rules.
-	reads []word
-	// metaReads are paths whose names and metadata it reads (see
-	// roSpec.meta); metaNoFollow: a symbolic link named there is looked at
-	// itself, not followed.
-	metaReads    []word
-	metaNoFollow bool
-	// writes are the files it creates or changes, checked however the
-	// command is allowed: `sort -o F`, `tee F`, `dd of=F`, `cp A F`, …
-	writes []word
-	// deletes are paths removed or moved away (rm, rmdir, mv sources).
-	deletes []word
-	// maybe are words that may name files a command the checker does not
-	// know reads or writes: a deny rule naming one of them denies it.
-	maybe []word
-	// walks are the trees it descends into.
-	walks []walk
-	// hardLinks are files given a second name (ln without -s): writing the
+// Effect is what one simple command does to files, as far as its words
+// tell. Paths are words as written: the caller resolves them against the
+// command's directories.
+type Effect struct {
+	// ReadOnly: the command only reads (the files in Reads, MetaReads and
+	// Walks) and prints. A command is read-only only when that is proven:
+	// a program the analysis does not know is not.
+	ReadOnly bool
+	// FileOp: a common file-changing command (mkdir, touch, rm, rmdir, mv,
+	// cp, ln, sed -i, tee) whose words name every file it changes, each in
+	// Writes.
+	FileOp bool
+	// Reads are the files and directories it reads, known or not: they are
+	// collected even when the command is not read-only.
+	Reads []Word
+	// MetaReads are paths whose names and metadata it reads, not their
+	// contents (ls, stat, du, tree, readlink, realpath); MetaNoFollow: a
+	// symbolic link named there is looked at itself, not followed.
+	MetaReads    []Word
+	MetaNoFollow bool
+	// Writes are the files it creates or changes: `sort -o F`, `tee F`,
+	// `dd of=F`, `cp A F` (and F/A, should F be a directory), …
+	Writes []Word
+	// Deletes are paths removed or moved away (rm, rmdir, mv sources).
+	Deletes []Word
+	// Maybe are words that may name files a program the analysis does not
+	// know reads or writes (its operands, the values of NAME=VALUE and
+	// --opt=VALUE words, git's paths and REV:path operands).
+	Maybe []Word
+	// Walks are the trees it descends into.
+	Walks []Walk
+	// HardLinks are files given a second name (ln without -s): writing the
 	// new name writes them.
-	hardLinks []word
-	// git: the command is git, whose repository directory (the call's
-	// directory, moved by cd and by these -C operands) must be one git made.
-	git   bool
-	gitCd []word
-	// gitNamed is the option naming a repository directory (--git-dir…).
-	gitNamed string
-	// why says why the command is not read-only.
-	why string
+	HardLinks []Word
+	// Git: the command is git, which runs in the repository it finds from
+	// the command's directory, moved by the -C operands in GitCd.
+	Git   bool
+	GitCd []Word
+	// GitNamed is the option naming a repository on the command line
+	// (--git-dir, --work-tree, --bare), if any.
+	GitNamed string
+	// Why says why the command is not read-only.
+	Why string
 }
 
-// walk is a directory tree a command descends into.
-type walk struct {
-	root word
-	// content: it reads the files it finds (grep -r), rather than only
+// Walk is a directory tree a command descends into.
+type Walk struct {
+	Root Word
+	// Content: it reads the files it finds (grep -r), rather than only
 	// listing them (ls -R, du, find without -exec).
-	content bool
-	// follow: it follows the symbolic links it meets (grep -R, find -L).
-	follow bool
-	// hidden: it also reads hidden files (rg skips them by default).
-	hidden bool
+	Content bool
+	// Follow: it follows the symbolic links it meets (grep -R, find -L).
+	Follow bool
+	// Hidden: it also reads hidden files (rg skips them by default).
+	Hidden bool
 }
 
-func notReadOnly(format string, args ...any) effect {
-	return effect{why: fmt.Sprintf(format, args...)}
+func notReadOnly(format string, args ...any) Effect {
+	return Effect{Why: fmt.Sprintf(format, args...)}
 }
 
-// demote marks e as not read-only for the reason given, keeping what it
-// reads and writes for the deny rules.
-func (e effect) demote(format string, args ...any) effect {
-	e.readOnly, e.fileOp = false, false
-	e.why = fmt.Sprintf(format, args...)
+// Demote marks e as neither read-only nor a file operation, for the reason
+// given, keeping what it reads and writes.
+func (e Effect) Demote(format string, args ...any) Effect {
+	e.ReadOnly, e.FileOp = false, false
+	e.Why = fmt.Sprintf(format, args...)
 	return e
 }
 
 // unknownPath stands for a path only known at run time.
-func unknownPath() word { return word{text: runtime, dynamic: true} }
+func unknownPath() Word { return Word{Text: RunTime, Dynamic: true} }
+
+// Effect is what the command does to files (see EffectOf); a declaration
+// (declare, export, local…) sets shell variables.
+func (sc *Command) Effect() Effect {
+	if sc.Decl {
+		return notReadOnly("`%s` sets shell variables", sc.Args[0].Text)
+	}
+	return EffectOf(sc.Args)
+}
+
+// EffectOf classifies the command args run through its harmless wrappers
+// (see HarmlessLayers): what the innermost command does, plus what the
+// wrappers write (time -o F). A statement without words (assignments or
+// redirections alone) is read-only: what its redirections do is in
+// Command.Redirs.
+func EffectOf(args []Word) Effect {
+	layers, writes := HarmlessLayers(args)
+	eff := Effect{ReadOnly: true}
+	if len(args) > 0 {
+		eff = commandEffect(layers[len(layers)-1])
+	}
+	eff.Writes = append(writes, eff.Writes...)
+	return eff
+}
 
 // commandEffect classifies one simple command (wrappers already peeled).
-func commandEffect(args []word) effect {
-	name, ok := args[0].lit()
+func commandEffect(args []Word) Effect {
+	name, ok := args[0].Lit()
 	if !ok {
 		return notReadOnly("its command name is only known at run time")
 	}
@@ -96,25 +125,25 @@ func commandEffect(args []word) effect {
 		if !known {
 			return notReadOnly("`%s` goes to a directory only known at run time", name)
 		}
-		return effect{readOnly: true, reads: []word{{text: target, tilde: target == "~" || strings.HasPrefix(target, "~/")}}}
+		return Effect{ReadOnly: true, Reads: []Word{{Text: target, Tilde: target == "~" || strings.HasPrefix(target, "~/")}}}
 	case "popd", "dirs":
-		return effect{readOnly: true}
+		return Effect{ReadOnly: true}
 	case "env":
 		return envEffect(rest)
 	case "command":
 		_, opts, ok := scanOpts(rest, "", nil)
 		if ok && opts.has("-v", "-V") {
-			return effect{readOnly: true}
+			return Effect{ReadOnly: true}
 		}
 		return notReadOnly("`command` runs another command")
 	case "printf":
 		if len(rest) > 0 {
-			first, static := rest[0].lit()
+			first, static := rest[0].Lit()
 			if !static || strings.HasPrefix(first, "-") && first != "--" {
 				return notReadOnly("`printf` with an option (-v assigns a variable)")
 			}
 		}
-		return effect{readOnly: true}
+		return Effect{ReadOnly: true}
 	case "tee":
 		return teeEffect(rest)
 	case "test", "[":
@@ -128,18 +157,18 @@ func commandEffect(args []word) effect {
 	case "source", ".":
 		e := notReadOnly("`%s` runs a script", name)
 		if len(rest) > 0 {
-			e.reads = rest[:1]
+			e.Reads = rest[:1]
 		}
 		return e
 	}
 	spec, ok := roSpecFor(name)
 	if !ok {
 		e := notReadOnly("`%s` is not a read-only command", name)
-		e.maybe = operandWords(rest)
+		e.Maybe = operandWords(rest)
 		if follow, isArchiver := archivers[name]; isArchiver {
 			// Archivers and copiers read the trees they are given.
-			for _, w := range e.maybe {
-				e.walks = append(e.walks, walk{root: w, content: true, hidden: true, follow: follow})
+			for _, w := range e.Maybe {
+				e.Walks = append(e.Walks, Walk{Root: w, Content: true, Hidden: true, Follow: follow})
 			}
 		}
 		return e
@@ -157,20 +186,20 @@ var archivers = map[string]bool{
 // operandWords are the words of an unknown command that may name files:
 // its arguments that are not options, and the values of NAME=VALUE and
 // --option=VALUE words.
-func operandWords(args []word) []word {
-	var out []word
+func operandWords(args []Word) []Word {
+	var out []Word
 	for _, a := range args {
-		if !a.static() {
+		if !a.Static() {
 			continue
 		}
-		if _, val, ok := strings.Cut(a.text, "="); ok {
+		if _, val, ok := strings.Cut(a.Text, "="); ok {
 			out = append(out, plainWord(val))
-			if !strings.HasPrefix(a.text, "-") {
+			if !strings.HasPrefix(a.Text, "-") {
 				out = append(out, a)
 			}
 			continue
 		}
-		if !strings.HasPrefix(a.text, "-") {
+		if !strings.HasPrefix(a.Text, "-") {
 			out = append(out, a)
 		}
 	}
@@ -212,8 +241,7 @@ type roSpec struct {
 	// directory.
 	implicitCwd bool
 	// meta: it reads the names and metadata of its path operands, not
-	// their contents (ls, stat, du), so Read deny rules do not apply to
-	// them; they must still be inside the working directories.
+	// their contents (ls, stat, du): they are Effect.MetaReads.
 	meta bool
 	// maxOperands bounds the operands (-1: no bound).
 	maxOperands int
@@ -345,17 +373,17 @@ func roSpecFor(name string) (roSpec, bool) {
 
 // apply checks a read-only command's arguments against its spec. What it
 // reads is collected even when it turns out not to be read-only.
-func (s roSpec) apply(name string, args []word) effect {
-	e := effect{readOnly: true}
+func (s roSpec) apply(name string, args []Word) Effect {
+	e := Effect{ReadOnly: true}
 	for _, a := range args {
-		if a.procSubst {
+		if a.ProcSubst {
 			continue
 		}
-		if a.dynamic && !s.dynOK && !a.loopPaths() && e.readOnly {
-			e = e.demote("`%s` has an argument only known at run time", name)
+		if a.Dynamic && !s.dynOK && !a.loopPaths() && e.ReadOnly {
+			e = e.Demote("`%s` has an argument only known at run time", name)
 		}
-		if a.glob && s.strict && e.readOnly {
-			e = e.demote("`%s` has a glob that could expand to an option", name)
+		if a.Glob && s.strict && e.ReadOnly {
+			e = e.Demote("`%s` has a glob that could expand to an option", name)
 		}
 	}
 	opts, operands := scanArgs(args, s.argShort, s.argLong)
@@ -363,16 +391,16 @@ func (s roSpec) apply(name string, args []word) effect {
 	for _, o := range opts {
 		switch {
 		case optIn(o.name, s.forbid), s.allowOnly != nil && !optIn(o.name, s.allowOnly):
-			e = e.demote("`%s %s` is not read-only", name, o.name)
+			e = e.Demote("`%s %s` is not read-only", name, o.name)
 		case optIn(o.name, s.writeOpts):
-			e = e.demote("`%s %s` writes a file", name, o.name)
-			e.writes = append(e.writes, optPath(o))
+			e = e.Demote("`%s %s` writes a file", name, o.name)
+			e.Writes = append(e.Writes, optPath(o))
 		}
 		if optIn(o.name, s.readOpts) {
-			e.reads = append(e.reads, optPath(o))
+			e.Reads = append(e.Reads, optPath(o))
 		}
 		if optIn(o.name, s.listOpts) {
-			e.reads = append(e.reads, unknownPath()) // the files it lists
+			e.Reads = append(e.Reads, unknownPath()) // the files it lists
 		}
 		if optIn(o.name, s.patternOpts) {
 			patternGiven = true
@@ -380,19 +408,19 @@ func (s roSpec) apply(name string, args []word) effect {
 		if o.abbrev && o.has {
 			// A value taken by an abbreviation the program may read
 			// differently: it could be a file operand.
-			e.maybe = append(e.maybe, o.value)
+			e.Maybe = append(e.Maybe, o.value)
 		}
 	}
 	if s.maxOperands >= 0 && len(operands) > s.maxOperands {
 		if name == "uniq" {
-			e = e.demote("`uniq` with a second operand writes it")
-			e.writes = append(e.writes, operands[1:]...)
-			e.reads = append(e.reads, operands[0])
+			e = e.Demote("`uniq` with a second operand writes it")
+			e.Writes = append(e.Writes, operands[1:]...)
+			e.Reads = append(e.Reads, operands[0])
 			return e
 		}
-		e = e.demote("`%s` takes no operand here", name)
+		e = e.Demote("`%s` takes no operand here", name)
 	}
-	var paths []word
+	var paths []Word
 	switch s.paths {
 	case pathsAll:
 		paths = appendPaths(nil, operands)
@@ -406,12 +434,12 @@ func (s roSpec) apply(name string, args []word) effect {
 		paths = append(paths, plainWord("."))
 	}
 	if s.meta {
-		e.metaReads = paths
-		e.metaNoFollow = metaNoFollow(name, opts)
+		e.MetaReads = paths
+		e.MetaNoFollow = metaNoFollow(name, opts)
 	} else {
-		e.reads = append(e.reads, paths...)
+		e.Reads = append(e.Reads, paths...)
 	}
-	e.walks = walksOf(name, opts, paths)
+	e.Walks = walksOf(name, opts, paths)
 	return e
 }
 
@@ -436,46 +464,46 @@ func metaNoFollow(name string, opts options) bool {
 
 // walksOf says which of the directories a read-only command reads it
 // descends into, reading or listing what it finds.
-func walksOf(name string, opts options, reads []word) []walk {
-	var w walk
+func walksOf(name string, opts options, reads []Word) []Walk {
+	var w Walk
 	switch name {
 	case "grep", "egrep", "fgrep":
 		if !recursiveGrep(opts) {
 			return nil
 		}
-		w = walk{content: true, hidden: true, follow: opts.has("-R", "--dereference-recursive")}
+		w = Walk{Content: true, Hidden: true, Follow: opts.has("-R", "--dereference-recursive")}
 	case "rg":
-		w = walk{content: true, follow: opts.has("-L", "--follow"),
-			hidden: opts.has("--hidden", "-.") || opts.count("-u") >= 2}
+		w = Walk{Content: true, Follow: opts.has("-L", "--follow"),
+			Hidden: opts.has("--hidden", "-.") || opts.count("-u") >= 2}
 	case "ls", "dir", "vdir":
 		if !opts.has("-R", "--recursive") {
 			return nil
 		}
-		w = walk{hidden: true, follow: opts.has("-L", "--dereference")}
+		w = Walk{Hidden: true, Follow: opts.has("-L", "--dereference")}
 	case "du":
-		w = walk{hidden: true, follow: opts.has("-L", "--dereference")}
+		w = Walk{Hidden: true, Follow: opts.has("-L", "--dereference")}
 	case "tree":
-		w = walk{hidden: opts.has("-a"), follow: opts.has("-l")}
+		w = Walk{Hidden: opts.has("-a"), Follow: opts.has("-l")}
 	case "diff":
 		if !opts.has("-r", "--recursive") {
 			return nil
 		}
-		w = walk{content: true, hidden: true, follow: !opts.has("--no-dereference")}
+		w = Walk{Content: true, Hidden: true, Follow: !opts.has("--no-dereference")}
 	default:
 		return nil
 	}
-	var out []walk
+	var out []Walk
 	for _, r := range reads {
-		w.root = r
+		w.Root = r
 		out = append(out, w)
 	}
 	return out
 }
 
 // appendPaths adds operands that name files ("-" is standard input).
-func appendPaths(dst, operands []word) []word {
+func appendPaths(dst, operands []Word) []Word {
 	for _, o := range operands {
-		if o.text == "-" && o.static() {
+		if o.Text == "-" && o.Static() {
 			continue
 		}
 		dst = append(dst, o)
@@ -485,82 +513,15 @@ func appendPaths(dst, operands []word) []word {
 
 // optPath is the file an option names, or an unknown path when its value
 // is missing.
-func optPath(o option) word {
+func optPath(o option) Word {
 	if !o.has {
 		return unknownPath()
 	}
 	return o.value
 }
 
-// optIn reports whether the option name is in list. Long options also match
-// by prefix, as getopt_long, git and curl accept any unambiguous
-// abbreviation: `--o` counts as `--output`. An ambiguous prefix makes the
-// program fail, so counting it as every option it abbreviates is safe.
-func optIn(name string, list []string) bool {
-	for _, l := range list {
-		if name == l || abbreviates(name, l) {
-			return true
-		}
-	}
-	return false
-}
-
-// abbreviates reports whether name ("--x…") is a shortened form of the long
-// option full ("--x…yz").
-func abbreviates(name, full string) bool {
-	return len(name) > 2 && strings.HasPrefix(name, "--") && strings.HasPrefix(full, name)
-}
-
-// scanArgs splits arguments GNU style: options may come after operands
-// until "--"; short options in argShort and long ones in argLong take a
-// value, attached or as the next word. A word only known at run time is an
-// operand.
-func scanArgs(args []word, argShort string, argLong []string) (options, []word) {
-	var opts options
-	var operands []word
-	for i := 0; i < len(args); i++ {
-		a, static := args[i].lit()
-		switch {
-		case !static || a == "-" || !strings.HasPrefix(a, "-"):
-			operands = append(operands, args[i])
-		case a == "--":
-			return opts, append(operands, args[i+1:]...)
-		case strings.HasPrefix(a, "--"):
-			name, val, eq := strings.Cut(a, "=")
-			opt := option{name: name}
-			full, takesValue := matchLong(name, argLong)
-			if takesValue {
-				opt.name, opt.abbrev = "--"+full, full != name[2:]
-			}
-			if eq {
-				opt.value, opt.has = plainWord(val), true
-			} else if takesValue && i+1 < len(args) {
-				i++
-				opt.value, opt.has = args[i], true
-			}
-			opts = append(opts, opt)
-		default:
-			for j := 1; j < len(a); j++ {
-				opt := option{name: "-" + a[j:j+1]}
-				if strings.IndexByte(argShort, a[j]) >= 0 {
-					if j+1 < len(a) {
-						opt.value, opt.has = plainWord(a[j+1:]), true
-					} else if i+1 < len(args) {
-						i++
-						opt.value, opt.has = args[i], true
-					}
-					opts = append(opts, opt)
-					break
-				}
-				opts = append(opts, opt)
-			}
-		}
-	}
-	return opts, operands
-}
-
 // envEffect: env and printenv only print unless given a command.
-func envEffect(args []word) effect {
+func envEffect(args []Word) Effect {
 	i, opts, ok := scanOpts(args, "uCS", []string{"unset", "chdir", "split-string"})
 	if !ok {
 		return notReadOnly("`env` has an argument only known at run time")
@@ -572,20 +533,20 @@ func envEffect(args []word) effect {
 	if !ok || len(rest) > 0 {
 		return notReadOnly("`env` runs a command")
 	}
-	return effect{readOnly: true}
+	return Effect{ReadOnly: true}
 }
 
 // findEffect: find is read-only without its actions that run programs,
 // delete or write files. It lists the trees under its starting points; with
 // -exec and friends the commands it runs read what it finds.
-func findEffect(args []word) effect {
-	e := effect{readOnly: true}
+func findEffect(args []Word) Effect {
+	e := Effect{ReadOnly: true}
 	follow := false
 	i := 0
 	// Leading options -H -L -P -D opts -Olevel, then the starting points.
 lead:
 	for ; i < len(args); i++ {
-		a, static := args[i].lit()
+		a, static := args[i].Lit()
 		if !static {
 			break
 		}
@@ -600,24 +561,24 @@ lead:
 		}
 	}
 	for ; i < len(args); i++ {
-		a, static := args[i].lit()
+		a, static := args[i].Lit()
 		if static && (strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == ")" || a == ",") {
 			break
 		}
-		if !static && !args[i].glob && e.readOnly {
-			e = e.demote("`find` has an argument only known at run time")
+		if !static && !args[i].Glob && e.ReadOnly {
+			e = e.Demote("`find` has an argument only known at run time")
 		}
-		e.reads = append(e.reads, args[i])
+		e.Reads = append(e.Reads, args[i])
 	}
-	if len(e.reads) == 0 {
-		e.reads = append(e.reads, plainWord("."))
+	if len(e.Reads) == 0 {
+		e.Reads = append(e.Reads, plainWord("."))
 	}
 	content := false
 	for ; i < len(args); i++ {
-		a, static := args[i].lit()
+		a, static := args[i].Lit()
 		if !static {
-			if e.readOnly {
-				e = e.demote("`find` has an argument only known at run time or a glob")
+			if e.ReadOnly {
+				e = e.Demote("`find` has an argument only known at run time or a glob")
 			}
 			continue
 		}
@@ -626,38 +587,38 @@ lead:
 			follow = true
 		case "-exec", "-execdir", "-ok", "-okdir":
 			content = true
-			if e.readOnly {
-				e = e.demote("`find %s` runs a command", a)
+			if e.ReadOnly {
+				e = e.Demote("`find %s` runs a command", a)
 			}
 		case "-delete":
-			e = e.demote("`find -delete` deletes files")
-			e.deletes = append(e.deletes, e.reads...)
+			e = e.Demote("`find -delete` deletes files")
+			e.Deletes = append(e.Deletes, e.Reads...)
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
-			e = e.demote("`find %s` writes a file", a)
+			e = e.Demote("`find %s` writes a file", a)
 			if i+1 < len(args) {
-				e.writes = append(e.writes, args[i+1])
+				e.Writes = append(e.Writes, args[i+1])
 			} else {
-				e.writes = append(e.writes, unknownPath())
+				e.Writes = append(e.Writes, unknownPath())
 			}
 		}
 	}
-	for _, r := range e.reads {
-		e.walks = append(e.walks, walk{root: r, content: content, follow: follow, hidden: true})
+	for _, r := range e.Reads {
+		e.Walks = append(e.Walks, Walk{Root: r, Content: content, Follow: follow, Hidden: true})
 	}
 	return e
 }
 
 // jqEffect: jq cannot run programs; its filter comes first, then files.
-func jqEffect(args []word) effect {
-	e := effect{readOnly: true}
+func jqEffect(args []Word) Effect {
+	e := Effect{ReadOnly: true}
 	filterGiven := false
 	positionalAreArgs := false
-	var operands []word
+	var operands []Word
 	for i := 0; i < len(args); i++ {
-		a, static := args[i].lit()
+		a, static := args[i].Lit()
 		if !static {
-			if args[i].dynamic && e.readOnly {
-				e = e.demote("`jq` has an argument only known at run time")
+			if args[i].Dynamic && e.ReadOnly {
+				e = e.Demote("`jq` has an argument only known at run time")
 			}
 			operands = append(operands, args[i])
 			continue
@@ -676,22 +637,22 @@ func jqEffect(args []word) effect {
 			i += 2
 		case a == "--slurpfile" || a == "--rawfile":
 			if i+2 < len(args) {
-				e.reads = append(e.reads, args[i+2])
+				e.Reads = append(e.Reads, args[i+2])
 			}
 			i += 2
 		case a == "-f" || a == "--from-file":
 			if i+1 < len(args) {
-				e.reads = append(e.reads, args[i+1])
+				e.Reads = append(e.Reads, args[i+1])
 			}
 			filterGiven = true
 			i++
 		case a == "-L" || a == "--indent":
 			if a == "-L" && i+1 < len(args) {
-				e.reads = append(e.reads, args[i+1])
+				e.Reads = append(e.Reads, args[i+1])
 			}
 			i++
 		case strings.HasPrefix(a, "-L"):
-			e.reads = append(e.reads, plainWord(a[2:]))
+			e.Reads = append(e.Reads, plainWord(a[2:]))
 		case a == "--args" || a == "--jsonargs":
 			positionalAreArgs = true
 		case strings.HasPrefix(a, "-") && a != "-":
@@ -702,50 +663,50 @@ func jqEffect(args []word) effect {
 	if !filterGiven && len(operands) > 0 {
 		operands = operands[1:]
 	}
-	e.reads = appendPaths(e.reads, operands)
+	e.Reads = appendPaths(e.Reads, operands)
 	return e
 }
 
 // teeEffect: tee writes its operands.
-func teeEffect(args []word) effect {
+func teeEffect(args []Word) Effect {
 	opts, operands := scanArgs(args, "", nil)
 	_ = opts
 	files := appendPaths(nil, operands)
 	if len(files) == 0 {
-		return effect{readOnly: true}
+		return Effect{ReadOnly: true}
 	}
-	e := effect{fileOp: true, writes: files, why: "`tee` writes files"}
+	e := Effect{FileOp: true, Writes: files, Why: "`tee` writes files"}
 	for _, f := range files {
-		if !f.static() && !f.glob {
-			e.fileOp = false
+		if !f.Static() && !f.Glob {
+			e.FileOp = false
 		}
 	}
 	return e
 }
 
 // ddEffect: dd reads if= and writes of=.
-func ddEffect(args []word) effect {
-	e := effect{readOnly: true}
+func ddEffect(args []Word) Effect {
+	e := Effect{ReadOnly: true}
 	for _, a := range args {
-		s := a.text
+		s := a.Text
 		switch {
 		case strings.HasPrefix(s, "if="):
-			e.reads = append(e.reads, word{text: s[3:], dynamic: a.dynamic, glob: a.glob})
+			e.Reads = append(e.Reads, Word{Text: s[3:], Dynamic: a.Dynamic, Glob: a.Glob})
 		case strings.HasPrefix(s, "of="):
-			e.readOnly = false
-			e.why = "`dd of=` writes a file"
-			e.writes = append(e.writes, word{text: s[3:], dynamic: a.dynamic, glob: a.glob})
-		case a.dynamic:
-			e = e.demote("`dd` has an argument only known at run time")
-			e.reads = append(e.reads, unknownPath())
-			e.writes = append(e.writes, unknownPath())
+			e.ReadOnly = false
+			e.Why = "`dd of=` writes a file"
+			e.Writes = append(e.Writes, Word{Text: s[3:], Dynamic: a.Dynamic, Glob: a.Glob})
+		case a.Dynamic:
+			e = e.Demote("`dd` has an argument only known at run time")
+			e.Reads = append(e.Reads, unknownPath())
+			e.Writes = append(e.Writes, unknownPath())
 		}
 	}
 	return e
 }
 
 // fileOpEffect: mkdir, touch, rm, rmdir, mv, cp and ln.
-func fileOpEffect(name string, args []word) effect {
+func fileOpEffect(name string, args []Word) Effect {
 	var argShort string
 	var argLong []string
 	switch name {
@@ -756,14 +717,14 @@ func fileOpEffect(name string, args []word) effect {
 	case "mv", "cp", "ln":
 		argShort, argLong = "tS", []string{"target-directory", "suffix"}
 	}
-	e := effect{fileOp: true, why: fmt.Sprintf("`%s` changes files", name)}
+	e := Effect{FileOp: true, Why: fmt.Sprintf("`%s` changes files", name)}
 	opts, operands := scanArgs(args, argShort, argLong)
 	for _, a := range args {
-		if a.dynamic && !a.procSubst {
-			e.fileOp = false // where it writes is only known at run time
+		if a.Dynamic && !a.ProcSubst {
+			e.FileOp = false // where it writes is only known at run time
 		}
 	}
-	var target *word
+	var target *Word
 	for _, o := range opts {
 		switch o.name {
 		case "-t", "--target-directory":
@@ -771,22 +732,22 @@ func fileOpEffect(name string, args []word) effect {
 			target = &v
 		case "-r", "--reference":
 			if name == "touch" {
-				e.reads = append(e.reads, optPath(o))
+				e.Reads = append(e.Reads, optPath(o))
 			}
 		}
 	}
 	if len(operands) == 0 && target == nil {
-		e.fileOp = false
+		e.FileOp = false
 		return e
 	}
 	switch name {
 	case "mkdir", "touch":
-		e.writes = operands
+		e.Writes = operands
 	case "rm", "rmdir":
-		e.writes, e.deletes = operands, operands
+		e.Writes, e.Deletes = operands, operands
 	case "mv", "cp", "ln":
 		sources := operands
-		var dest word
+		var dest Word
 		switch {
 		case target != nil:
 			dest = *target
@@ -796,27 +757,27 @@ func fileOpEffect(name string, args []word) effect {
 		case len(operands) >= 2:
 			dest, sources = operands[len(operands)-1], operands[:len(operands)-1]
 		default:
-			e.fileOp = false
+			e.FileOp = false
 			return e
 		}
-		e.writes = append(e.writes, dest)
-		if dest.static() && !harmlessWrite(dest.text) {
+		e.Writes = append(e.Writes, dest)
+		if dest.Static() && !HarmlessWrite(dest.Text) {
 			// The destination may be a directory: the files land inside.
 			for _, s := range sources {
-				if s.static() && s.text != "" {
-					e.writes = append(e.writes, plainWord(strings.TrimSuffix(dest.text, "/")+"/"+pathBase(s.text)))
+				if s.Static() && s.Text != "" {
+					e.Writes = append(e.Writes, plainWord(strings.TrimSuffix(dest.Text, "/")+"/"+pathBase(s.Text)))
 				}
 			}
 		}
 		switch name {
 		case "mv":
-			e.writes = append(e.writes, sources...)
-			e.deletes = sources
+			e.Writes = append(e.Writes, sources...)
+			e.Deletes = sources
 		case "cp":
-			e.reads = sources
+			e.Reads = sources
 			if opts.has("-r", "-R", "-a", "--recursive", "--archive") {
 				for _, src := range sources {
-					e.walks = append(e.walks, walk{root: src, content: true, hidden: true, follow: opts.has("-L", "--dereference")})
+					e.Walks = append(e.Walks, Walk{Root: src, Content: true, Hidden: true, Follow: opts.has("-L", "--dereference")})
 				}
 			}
 		case "ln":
@@ -824,13 +785,13 @@ func fileOpEffect(name string, args []word) effect {
 			// point outside; a relative one with ".." is resolved from the
 			// link's directory, which is not checked, so refuse it.
 			for _, s := range sources {
-				if strings.Contains(s.text, "..") && !strings.HasPrefix(s.text, "/") {
-					e.fileOp = false
+				if strings.Contains(s.Text, "..") && !strings.HasPrefix(s.Text, "/") {
+					e.FileOp = false
 				}
 			}
-			e.reads = sources
+			e.Reads = sources
 			if !opts.has("-s", "--symbolic") {
-				e.hardLinks = sources
+				e.HardLinks = sources
 			}
 		}
 	}
@@ -838,9 +799,9 @@ func fileOpEffect(name string, args []word) effect {
 }
 
 // downloadEffect: curl and wget are never read-only (they reach the
-// network), but the files they write are still checked.
-func downloadEffect(name string, args []word) effect {
-	e := effect{why: fmt.Sprintf("`%s` reaches the network", name)}
+// network), but the files they read and write are told.
+func downloadEffect(name string, args []Word) Effect {
+	e := Effect{Why: fmt.Sprintf("`%s` reaches the network", name)}
 	var opts options
 	if name == "curl" {
 		opts, _ = scanArgs(args, "AbcCdDeEFHhKmoPQrtTuUwxXyYz", []string{"output", "dump-header", "cookie-jar", "trace", "trace-ascii",
@@ -850,13 +811,13 @@ func downloadEffect(name string, args []word) effect {
 			switch {
 			case optIn(o.name, []string{"-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii",
 				"--stderr", "--etag-save", "--libcurl", "--hsts", "--alt-svc", "--output-dir"}):
-				if v := optPath(o); v.text != "-" {
-					e.writes = append(e.writes, v)
+				if v := optPath(o); v.Text != "-" {
+					e.Writes = append(e.Writes, v)
 				}
 			case o.name == "-O" || o.name == "--remote-name" || o.name == "--remote-name-all":
-				e.writes = append(e.writes, plainWord("."))
+				e.Writes = append(e.Writes, plainWord("."))
 			case optIn(o.name, []string{"-T", "--upload-file", "-K", "--config"}):
-				e.reads = append(e.reads, optPath(o))
+				e.Reads = append(e.Reads, optPath(o))
 			}
 		}
 		return e
@@ -869,15 +830,15 @@ func downloadEffect(name string, args []word) effect {
 		case optIn(o.name, []string{"-O", "--output-document", "-o", "--output-file", "-a", "--append-output",
 			"-P", "--directory-prefix", "--save-cookies"}):
 			hasOut = hasOut || optIn(o.name, []string{"-O", "--output-document", "-P", "--directory-prefix"})
-			if v := optPath(o); v.text != "-" {
-				e.writes = append(e.writes, v)
+			if v := optPath(o); v.Text != "-" {
+				e.Writes = append(e.Writes, v)
 			}
 		case optIn(o.name, []string{"-i", "--input-file", "--post-file", "--body-file", "--load-cookies"}):
-			e.reads = append(e.reads, optPath(o))
+			e.Reads = append(e.Reads, optPath(o))
 		}
 	}
 	if !hasOut {
-		e.writes = append(e.writes, plainWord("."))
+		e.Writes = append(e.Writes, plainWord("."))
 	}
 	return e
 }
@@ -886,9 +847,9 @@ func downloadEffect(name string, args []word) effect {
 // array subscript in their operand (`[ -v 'a[$(rm x)]' ]` runs rm). A word
 // only known at run time is accepted only where it cannot be an operator:
 // quoted, right after a unary test or next to a binary one.
-func testEffect(name string, args []word) effect {
+func testEffect(name string, args []Word) Effect {
 	if name == "[" && len(args) > 0 {
-		if s, ok := args[len(args)-1].lit(); ok && s == "]" {
+		if s, ok := args[len(args)-1].Lit(); ok && s == "]" {
 			args = args[:len(args)-1]
 		}
 	}
@@ -896,17 +857,17 @@ func testEffect(name string, args []word) effect {
 		if i < 0 || i >= len(args) {
 			return ""
 		}
-		s, _ := args[i].lit()
+		s, _ := args[i].Lit()
 		return s
 	}
 	for i, a := range args {
-		if s, ok := a.lit(); ok {
+		if s, ok := a.Lit(); ok {
 			if s == "-v" || s == "-R" {
 				return notReadOnly("`%s %s` evaluates a variable name", name, s)
 			}
 			continue
 		}
-		if a.split || a.glob {
+		if a.Split || a.Glob {
 			return notReadOnly("`%s` has an unquoted expansion that could become an operator", name)
 		}
 		if len(args) == 1 || testUnary(static(i-1)) || testBinary(static(i-1)) || testBinary(static(i+1)) {
@@ -914,7 +875,7 @@ func testEffect(name string, args []word) effect {
 		}
 		return notReadOnly("`%s` has an expansion where an operator could be", name)
 	}
-	return effect{readOnly: true}
+	return Effect{ReadOnly: true}
 }
 
 func testUnary(op string) bool {
@@ -941,4 +902,25 @@ func pathBase(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// HarmlessWrite reports whether writing p (clean and absolute, or as
+// written) has no effect on files: /dev/null and the standard streams.
+func HarmlessWrite(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2":
+		return true
+	}
+	return false
+}
+
+// HarmlessRead reports whether reading p (clean and absolute, or as
+// written) reveals nothing from files: /dev/null, the standard input and
+// the random and zero devices.
+func HarmlessRead(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdin", "/dev/zero", "/dev/urandom", "/dev/random", "/dev/fd/0", "/dev/tty":
+		return true
+	}
+	return false
 }

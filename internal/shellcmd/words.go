@@ -1,88 +1,109 @@
-package permission
+package shellcmd
 
 import (
+	"errors"
+	"io/fs"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// runtime marks, in a word's text, a part only known when the command runs
-// (a parameter, a substitution, a glob character). Rule patterns cannot
-// contain it, so only their wildcards match it.
-const runtime = "\x00"
+// RunTime marks, in a word's text, a part only known when the command runs
+// (a parameter, a substitution, a glob character). No text a user writes
+// holds it (a line with a NUL byte does not parse), so a pattern matched
+// against a word can only meet it with a wildcard.
+const RunTime = "\x00"
 
-// word is one argument of a simple command.
-type word struct {
-	// text is the argument with quotes removed and each part the shell
-	// expands at run time replaced by the runtime mark.
-	text string
-	// dynamic: the argument holds a parameter, command, arithmetic or
+// Word is one argument of a simple command, as far as it is known before
+// the command runs.
+type Word struct {
+	// Text is the argument with quotes removed and each part the shell
+	// expands at run time replaced by the RunTime mark.
+	Text string
+	// Dynamic: the argument holds a parameter, command, arithmetic or
 	// process substitution, or something else whose value is unknown.
-	dynamic bool
-	// glob: the argument holds unquoted pathname-expansion characters.
-	glob bool
-	// tilde: the argument starts with an unquoted "~" or "~/", which the
+	Dynamic bool
+	// Glob: the argument holds unquoted pathname-expansion characters.
+	Glob bool
+	// Tilde: the argument starts with an unquoted "~" or "~/", which the
 	// shell replaces with the home directory.
-	tilde bool
-	// procSubst: the argument is exactly one process substitution, which
+	Tilde bool
+	// ProcSubst: the argument is exactly one process substitution, which
 	// the command sees as a /dev/fd path.
-	procSubst bool
-	// unsafe names a construct no allow rule may vouch for: extended globs,
-	// which zsh reads as glob qualifiers able to run code, and zsh's $~x.
-	unsafe string
-	// equals: the argument starts with an unquoted '=', which zsh replaces
+	ProcSubst bool
+	// Unsafe names a construct whose effect cannot be told from the words:
+	// extended globs, which zsh reads as glob qualifiers able to run code,
+	// and zsh's $~x.
+	Unsafe string
+	// Equals: the argument starts with an unquoted '=', which zsh replaces
 	// with the path of the command named after it.
-	equals bool
-	// split: an unquoted expansion, which may become several words or
+	Equals bool
+	// Split: an unquoted expansion, which may become several words or
 	// none.
-	split bool
+	Split bool
 	// pattern is the parsed word of a glob without run-time parts, which
-	// the checker expands against the file system.
+	// ExpandGlob expands against the file system.
 	pattern *syntax.Word
-	// found stands for each path a walk of the same command finds (find's
-	// {}): the walk is checked, not the word.
-	found bool
-	// values are the words a for-loop variable takes ("$f" in
+	// Found: the word stands for each path a walk of the same command
+	// finds (find's {}), so the walk tells what it names, not the word.
+	Found bool
+	// Values are the words a for-loop variable takes ("$f" in
 	// `for f in *.go`), when the loop does not change it.
-	values []word
+	Values []Word
 }
 
 // loopPaths reports whether a run-time argument is a for-loop variable
 // whose values are all known and none an option.
-func (w word) loopPaths() bool {
-	if w.values == nil {
+func (w Word) loopPaths() bool {
+	if w.Values == nil {
 		return false
 	}
-	for _, v := range w.values {
-		if v.dynamic || strings.HasPrefix(v.text, "-") {
+	for _, v := range w.Values {
+		if v.Dynamic || strings.HasPrefix(v.Text, "-") {
 			return false
 		}
 	}
 	return true
 }
 
-// static reports whether the argument is known exactly: text is its value.
-func (w word) static() bool { return !w.dynamic && !w.glob }
+// Static reports whether the argument is known exactly: Text is its value.
+func (w Word) Static() bool { return !w.Dynamic && !w.Glob }
 
-// lit returns the argument's value and whether it is known exactly.
-func (w word) lit() (string, bool) { return w.text, w.static() }
+// Lit returns the argument's value and whether it is known exactly.
+func (w Word) Lit() (string, bool) { return w.Text, w.Static() }
 
 // prefix is the text before the first run-time part.
-func (w word) prefix() string {
-	if i := strings.Index(w.text, runtime); i >= 0 {
-		return w.text[:i]
+func (w Word) prefix() string {
+	if i := strings.Index(w.Text, RunTime); i >= 0 {
+		return w.Text[:i]
 	}
-	return w.text
+	return w.Text
+}
+
+// Expandable reports whether the word is a glob the file system can
+// expand: nothing in it but its wildcards is only known at run time.
+func (w Word) Expandable() bool { return w.pattern != nil && !w.Dynamic }
+
+// ExpandGlob expands an expandable word as bash would in dir, with home as
+// ~: pathname expansion with bash's default options (no dotglob, no
+// globstar, no nullglob), listing directories with readDir.
+func (w Word) ExpandGlob(dir, home string, readDir func(string) ([]fs.DirEntry, error)) ([]string, error) {
+	if !w.Expandable() {
+		return nil, errors.New("not a glob known before the command runs")
+	}
+	cfg := &expand.Config{Env: expand.ListEnviron("PWD="+dir, "HOME="+home), ReadDir2: readDir}
+	return expand.Fields(cfg, w.pattern)
 }
 
 // plainWord makes a word from a known string.
-func plainWord(s string) word { return word{text: s} }
+func plainWord(s string) Word { return Word{Text: s} }
 
 // convertWord turns a parsed word into a word.
-func convertWord(w *syntax.Word) word {
-	var out word
+func convertWord(w *syntax.Word) Word {
+	var out Word
 	var b strings.Builder
 	for i, part := range w.Parts {
 		switch p := part.(type) {
@@ -94,13 +115,13 @@ func convertWord(w *syntax.Word) word {
 					end = len(v)
 				}
 				if end == 1 && (len(w.Parts) == 1 || end < len(v)) {
-					out.tilde = true
+					out.Tilde = true
 				} else {
-					out.dynamic = true // ~user, ~+, ~-: resolved at run time
+					out.Dynamic = true // ~user, ~+, ~-: resolved at run time
 				}
 			}
 			if i == 0 && len(v) > 1 && v[0] == '=' {
-				out.equals = true
+				out.Equals = true
 			}
 			unquoteLit(v, &b, &out)
 		case *syntax.SglQuoted:
@@ -110,8 +131,8 @@ func convertWord(w *syntax.Word) word {
 			}
 			s, ok := decodeANSIC(p.Value)
 			if !ok {
-				out.dynamic = true
-				b.WriteString(runtime)
+				out.Dynamic = true
+				b.WriteString(RunTime)
 				continue
 			}
 			b.WriteString(s)
@@ -121,36 +142,36 @@ func convertWord(w *syntax.Word) word {
 					unquoteDouble(lit.Value, &b)
 					continue
 				}
-				out.dynamic = true
-				b.WriteString(runtime)
+				out.Dynamic = true
+				b.WriteString(RunTime)
 			}
 		case *syntax.ProcSubst:
-			out.dynamic = true
-			out.procSubst = len(w.Parts) == 1
-			b.WriteString(runtime)
+			out.Dynamic = true
+			out.ProcSubst = len(w.Parts) == 1
+			b.WriteString(RunTime)
 		case *syntax.ExtGlob:
-			out.glob, out.unsafe = true, "uses an extended glob (a glob qualifier able to run code in zsh)"
-			b.WriteString(runtime)
+			out.Glob, out.Unsafe = true, "uses an extended glob (a glob qualifier able to run code in zsh)"
+			b.WriteString(RunTime)
 		default: // ParamExp, CmdSubst, ArithmExp, BraceExp
-			out.dynamic, out.split = true, true
-			b.WriteString(runtime)
+			out.Dynamic, out.Split = true, true
+			b.WriteString(RunTime)
 		}
 	}
-	out.text = b.String()
-	if out.glob && !out.dynamic && out.unsafe == "" {
+	out.Text = b.String()
+	if out.Glob && !out.Dynamic && out.Unsafe == "" {
 		out.pattern = w
 	}
-	if !out.dynamic && hasBraceExpansion(out.text) {
+	if !out.Dynamic && hasBraceExpansion(out.Text) {
 		// Brace expansion was done before; braces left over that still
 		// look expandable are not trusted to be literal.
-		out.dynamic = true
+		out.Dynamic = true
 	}
 	return out
 }
 
 // unquoteLit appends an unquoted literal: a backslash escapes the next
-// character; unescaped glob characters become runtime marks.
-func unquoteLit(v string, b *strings.Builder, out *word) {
+// character; unescaped glob characters become RunTime marks.
+func unquoteLit(v string, b *strings.Builder, out *Word) {
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		switch c {
@@ -162,24 +183,24 @@ func unquoteLit(v string, b *strings.Builder, out *word) {
 				b.WriteByte('\\')
 			}
 		case '*', '?':
-			out.glob = true
-			b.WriteString(runtime)
+			out.Glob = true
+			b.WriteString(RunTime)
 		case '$':
 			// A '$' left literal by the parser may start an expansion in
 			// zsh ($~x, $=x, $^x, $+x; $~x globs the value, qualifiers
 			// included). The parser may also split it from what follows:
 			// the analyzer checks whole words for that.
 			if i+1 < len(v) && strings.IndexByte("~=^+", v[i+1]) >= 0 {
-				out.dynamic, out.split = true, true
-				out.unsafe = "uses a zsh expansion ($~, $=, $^ or $+)"
-				b.WriteString(runtime)
+				out.Dynamic, out.Split = true, true
+				out.Unsafe = "uses a zsh expansion ($~, $=, $^ or $+)"
+				b.WriteString(RunTime)
 				continue
 			}
 			b.WriteByte(c)
 		case '[':
 			if strings.IndexByte(v[i+1:], ']') >= 0 {
-				out.glob = true
-				b.WriteString(runtime)
+				out.Glob = true
+				b.WriteString(RunTime)
 			} else {
 				b.WriteByte(c)
 			}
@@ -315,25 +336,4 @@ func decodeANSIC(s string) (string, bool) {
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-// renderWords joins words for matching against a cmdPattern: single
-// spaces between words, and a word holding blanks or quotes (or empty) in
-// single quotes, so one argument never reads as several.
-func renderWords(ws []word) string {
-	var b strings.Builder
-	for i, w := range ws {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		quote := w.text == "" || strings.ContainsAny(w.text, quoteTriggers)
-		if quote {
-			b.WriteByte('\'')
-		}
-		b.WriteString(quoteBody(w.text, quote))
-		if quote {
-			b.WriteByte('\'')
-		}
-	}
-	return b.String()
 }
