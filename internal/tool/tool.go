@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"time"
 
 	"github.com/tackcode/tack/internal/llm"
 )
@@ -67,4 +69,18 @@ func BadInput(tool, format string, args ...any) error {
 func IsInputError(err error) bool {
 	var ie *InputError
 	return errors.As(err, &ie)
+}
+
+// Milliseconds converts an optional number of milliseconds from the input of tool
+// into a duration: def when absent, an input error when negative or not a
+// number. Huge values are kept finite; callers cap them.
+func Milliseconds(toolName, field string, ms *float64, def time.Duration) (time.Duration, error) {
+	if ms == nil {
+		return def, nil
+	}
+	if math.IsNaN(*ms) || *ms < 0 {
+		return 0, BadInput(toolName, "%s must be a non-negative number of milliseconds", field)
+	}
+	const ceiling = float64(365 * 24 * time.Hour / time.Millisecond)
+	return time.Duration(min(*ms, ceiling) * float64(time.Millisecond)), nil
 }

@@ -1,5 +1,6 @@
-// Package bash provides the tools that run shell commands: Bash, and
-// TaskOutput and TaskStop for the commands Bash starts in the background.
+// Package bash provides the Bash tool, which runs shell commands in the
+// session's shell (TaskOutput and TaskStop, for the commands it starts in
+// the background, are with the other task tools in internal/tool/tasks).
 package bash
 
 import (
@@ -8,16 +9,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
-	"time"
 
 	"github.com/tackcode/tack/internal/shell"
 	"github.com/tackcode/tack/internal/tool"
 )
 
-// Tools returns Bash, TaskOutput and TaskStop.
-func Tools() []tool.Tool { return []tool.Tool{Bash{}, TaskOutput{}, TaskStop{}} }
+// Tools returns Bash.
+func Tools() []tool.Tool { return []tool.Tool{Bash{}} }
 
 //go:embed bash.md
 var bashDescription string
@@ -77,7 +76,7 @@ func (b Bash) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (to
 	if strings.TrimSpace(in.Command) == "" {
 		return tool.Result{}, tool.BadInput(b.Name(), "command is empty")
 	}
-	timeout, err := millis(b.Name(), "timeout", in.Timeout, 0)
+	timeout, err := tool.Milliseconds(b.Name(), "timeout", in.Timeout, 0)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -140,20 +139,6 @@ func startBackground(env *tool.Env, command string, unsandboxed bool) (tool.Resu
 	return tool.TextResult(text, Result{BackgroundTaskID: job.ID}), nil
 }
 
-// millis converts an optional number of milliseconds from the input of tool
-// into a duration: def when absent, an input error when negative or not a
-// number. Huge values are kept finite; callers cap them.
-func millis(toolName, field string, ms *float64, def time.Duration) (time.Duration, error) {
-	if ms == nil {
-		return def, nil
-	}
-	if math.IsNaN(*ms) || *ms < 0 {
-		return 0, tool.BadInput(toolName, "%s must be a non-negative number of milliseconds", field)
-	}
-	const ceiling = float64(365 * 24 * time.Hour / time.Millisecond)
-	return time.Duration(min(*ms, ceiling) * float64(time.Millisecond)), nil
-}
-
 // joinLines joins the non-empty parts with newlines.
 func joinLines(parts ...string) string {
 	var kept []string
@@ -167,11 +152,3 @@ func joinLines(parts ...string) string {
 
 // trimmed returns an embedded description without its final newline.
 func trimmed(s string) string { return strings.TrimSpace(s) }
-
-// cut shortens s to at most n characters, marking the cut.
-func cut(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}

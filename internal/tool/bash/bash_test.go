@@ -7,66 +7,33 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/tackcode/tack/internal/llm"
-	"github.com/tackcode/tack/internal/shell"
 	"github.com/tackcode/tack/internal/tool"
+	"github.com/tackcode/tack/internal/tool/tooltest"
 )
 
-// hang bounds how long anything that should be prompt may take; it only
-// catches hangs.
-const hang = 10 * time.Second
-
-func newEnv(t *testing.T) *tool.Env {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := &tool.Env{ProjectDir: dir, Shell: shell.New(dir, nil), Files: tool.NewFileState(), ScratchDir: filepath.Join(t.TempDir(), "scratch")}
-	t.Cleanup(func() { env.Shell.Close() })
-	return env
-}
+// hang bounds how long anything that should be prompt may take.
+const hang = tooltest.Hang
 
 var registry = tool.NewRegistry(Tools()...)
 
-// call validates input against the tool's schema, as the registry does
-// before Run, then runs the tool.
+func newEnv(t *testing.T) *tool.Env { return tooltest.NewEnv(t) }
+
 func call(ctx context.Context, t *testing.T, env *tool.Env, name, input string) (tool.Result, error) {
 	t.Helper()
-	tl, ok := registry.Get(name)
-	if !ok {
-		t.Fatalf("no tool %s", name)
-	}
-	if err := registry.Validate(tl, json.RawMessage(input)); err != nil {
-		t.Fatalf("%s input %s rejected: %v", name, input, err)
-	}
-	return tl.Run(ctx, env, json.RawMessage(input))
+	return tooltest.Call(ctx, t, registry, env, name, input)
 }
 
-// mustCall is call for a run that must not fail.
 func mustCall(t *testing.T, env *tool.Env, name, input string) tool.Result {
 	t.Helper()
-	r, err := call(context.Background(), t, env, name, input)
-	if err != nil {
-		t.Fatalf("%s %s: %v", name, input, err)
-	}
-	return r
+	return tooltest.MustCall(t, registry, env, name, input)
 }
 
-func text(r tool.Result) string { return llm.TextOf(r.Content) }
+func text(r tool.Result) string { return tooltest.Text(r) }
 
-func structured(t *testing.T, r tool.Result) string {
-	t.Helper()
-	b, err := json.Marshal(r.Structured)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+func structured(t *testing.T, r tool.Result) string { t.Helper(); return tooltest.Structured(t, r) }
 
 func bashInputJSON(command string, extra string) string {
 	b, _ := json.Marshal(command)
@@ -188,43 +155,12 @@ func TestMillis(t *testing.T) {
 		{f(1e300), 365 * 24 * time.Hour},
 	}
 	for _, c := range cases {
-		if got, err := millis("T", "timeout", c.in, 7*time.Second); err != nil || got != c.want {
-			t.Errorf("millis(%v) = %v, %v; want %v", c.in, got, err, c.want)
+		if got, err := tool.Milliseconds("T", "timeout", c.in, 7*time.Second); err != nil || got != c.want {
+			t.Errorf("Milliseconds(%v) = %v, %v; want %v", c.in, got, err, c.want)
 		}
 	}
 }
 
-// readPid waits for a command to write a pid into path.
-func readPid(t *testing.T, path string) int {
-	t.Helper()
-	deadline := time.Now().Add(hang)
-	for time.Now().Before(deadline) {
-		b, _ := os.ReadFile(path)
-		var pid int
-		if _, err := fmt.Sscan(string(b), &pid); err == nil && pid > 0 {
-			return pid
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("no pid in %s", path)
-	return 0
-}
+func readPid(t *testing.T, path string) int { t.Helper(); return tooltest.ReadPid(t, path) }
 
-// assertGone fails unless pid is soon dead (or a zombie).
-func assertGone(t *testing.T, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(hang)
-	for {
-		if syscall.Kill(pid, 0) != nil {
-			return
-		}
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if i := strings.LastIndexByte(string(b), ')'); err != nil || i >= 0 && i+2 < len(b) && b[i+2] == 'Z' {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d is still alive", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+func assertGone(t *testing.T, pid int) { t.Helper(); tooltest.AssertGone(t, pid) }

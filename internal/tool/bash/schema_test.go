@@ -22,7 +22,7 @@ func TestDescriptions(t *testing.T) {
 }
 
 func TestReadOnly(t *testing.T) {
-	want := map[string]bool{"Bash": false, "TaskOutput": true, "TaskStop": false}
+	want := map[string]bool{"Bash": false}
 	for _, tl := range Tools() {
 		if tl.ReadOnly(nil) != want[tl.Name()] {
 			t.Errorf("%s ReadOnly = %v", tl.Name(), !want[tl.Name()])

@@ -18,7 +18,7 @@ import (
 
 // All returns every built-in tool.
 func All() []tool.Tool {
-	return slices.Concat(bash.Tools(), fs.Tools(), plan.Tools(), search.Tools(), tasks.Tools(), web.Tools())
+	return slices.Concat(bash.Tools(), tasks.Background(), fs.Tools(), plan.Tools(), search.Tools(), tasks.Tools(), web.Tools())
 }
 
 // Select returns the tools named (as --tools gives them): nil means the

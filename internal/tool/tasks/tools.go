@@ -54,6 +54,10 @@ func Tools() []tool.Tool {
 	return []tool.Tool{createTool{}, updateTool{}, listTool{}, getTool{}}
 }
 
+// Background returns TaskOutput and TaskStop, which read and stop the
+// commands and agents started in the background.
+func Background() []tool.Tool { return []tool.Tool{TaskOutput{}, TaskStop{}} }
+
 // taskResult is the structured result of TaskCreate and TaskGet.
 type taskResult struct {
 	Task Task `json:"task"`

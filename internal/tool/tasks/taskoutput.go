@@ -1,4 +1,4 @@
-package bash
+package tasks
 
 import (
 	"context"
@@ -63,7 +63,7 @@ type readOffsets struct {
 type readOffsetsKey struct{}
 
 func (TaskOutput) Name() string                    { return "TaskOutput" }
-func (TaskOutput) Description() string             { return trimmed(taskOutputDescription) }
+func (TaskOutput) Description() string             { return strings.TrimSpace(taskOutputDescription) }
 func (TaskOutput) InputSchema() json.RawMessage    { return json.RawMessage(taskOutputSchema) }
 func (TaskOutput) ReadOnly(_ json.RawMessage) bool { return true }
 
@@ -73,7 +73,7 @@ func (t TaskOutput) Run(ctx context.Context, env *tool.Env, input json.RawMessag
 	if err := tool.Decode(t.Name(), input, &in); err != nil {
 		return tool.Result{}, err
 	}
-	wait, err := millis(t.Name(), "timeout", in.Timeout, defaultWait)
+	wait, err := tool.Milliseconds(t.Name(), "timeout", in.Timeout, defaultWait)
 	if err != nil {
 		return tool.Result{}, err
 	}

@@ -1,4 +1,4 @@
-package bash
+package tasks
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tackcode/tack/internal/shell"
 	"github.com/tackcode/tack/internal/tool"
@@ -41,7 +42,7 @@ type taskStopInput struct {
 }
 
 func (TaskStop) Name() string                    { return "TaskStop" }
-func (TaskStop) Description() string             { return trimmed(taskStopDescription) }
+func (TaskStop) Description() string             { return strings.TrimSpace(taskStopDescription) }
 func (TaskStop) InputSchema() json.RawMessage    { return json.RawMessage(taskStopSchema) }
 func (TaskStop) ReadOnly(_ json.RawMessage) bool { return false }
 
@@ -67,4 +68,12 @@ func (t TaskStop) Run(_ context.Context, env *tool.Env, input json.RawMessage) (
 	}
 	msg := fmt.Sprintf("Stopped task %s (%s).", job.ID, cut(job.Command, 200))
 	return tool.TextResult(msg, TaskStopResult{Message: msg, TaskID: job.ID, TaskType: "local_bash", Command: job.Command}), nil
+}
+
+// cut shortens s to at most n characters, marking the cut.
+func cut(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
