@@ -379,7 +379,7 @@ func TestMaxToolResultSizeClipsWhatTheCallerSees(t *testing.T) {
 	var seen string
 	for _, m := range collect(t, context.Background(), "print", opts) {
 		if u, ok := m.(*UserMessage); ok {
-			seen = llm.TextOf(u.Message.Content[0].Content)
+			seen = TextOf(u.Message.Content[0].Content)
 			if u.ToolUseResult != nil {
 				t.Error("the structured result was left whole")
 			}

@@ -278,7 +278,7 @@ func TestClientPromptWithAnImage(t *testing.T) {
 	}
 	defer c.Close()
 	png := []byte("\x89PNG\r\n\x1a\nfake")
-	if err := c.SendPrompt(Prompt{Text: "what is this?", Content: []ContentBlock{llm.Text("what is this?"), ImageBlock("image/png", png)}}); err != nil {
+	if err := c.SendPrompt(Prompt{Text: "what is this?", Content: []ContentBlock{TextBlock("what is this?"), ImageBlock("image/png", png)}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, err := range c.ReceiveResponse() {

@@ -239,8 +239,10 @@ type Session struct {
 	skillMu          sync.Mutex
 	modelBeforeSkill *llm.Model
 	skillHooks       map[string]bool
-	// metaMu guards what a host may change mid-session: Name, AddDirs.
-	metaMu sync.Mutex
+	// metaMu guards what a host may change mid-session: Name, AddDirs,
+	// the rules saved to settings files.
+	metaMu     sync.Mutex
+	savedRules []savedRule
 	// structured is the last StructuredOutput value of the running prompt.
 	structuredMu sync.Mutex
 	structured   json.RawMessage
