@@ -7,7 +7,6 @@ import (
 	"net/http"
 
 	"github.com/tackcode/tack/internal/runtime"
-	"github.com/tackcode/tack/internal/tool"
 )
 
 // PermissionMode says how tool calls that no rule decides are treated.
@@ -201,10 +200,6 @@ type Options struct {
 	// Logger receives diagnostics (what Notify receives, as warnings); nil
 	// discards them.
 	Logger *slog.Logger
-	// extraTools are more tools, offered beside the built-in ones. The
-	// public form (in-process tools declared in Go, MCP tools) comes with
-	// the SDK and MCP work; tests use this.
-	extraTools []tool.Tool
 	// Entrypoint is recorded in transcripts ("cli", "sdk-go"…); "" means "sdk-go".
 	Entrypoint string
 
@@ -271,7 +266,7 @@ func (o Options) config() (runtime.Config, error) {
 		OnElicitation: elicit(o.OnElicitation), OnMCPProgress: progress(o.OnMCPProgress),
 		Notify: o.Notify, Logger: o.Logger, IncludePartialMessages: o.IncludePartialMessages,
 		NoSessionPersistence: o.NoSessionPersistence, Env: o.Env, HTTPClient: o.HTTPClient,
-		ExtraTools: o.extraTools, Entrypoint: o.Entrypoint,
+		Entrypoint: o.Entrypoint,
 	}
 	return cfg, nil
 }

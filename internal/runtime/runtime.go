@@ -90,8 +90,6 @@ type Config struct {
 	NoSessionPersistence   bool
 	Env                    map[string]string
 	HTTPClient             *http.Client
-	// ExtraTools are offered beside the built-in ones.
-	ExtraTools []tool.Tool
 	// Entrypoint is recorded in transcripts; "" means "sdk-go".
 	Entrypoint string
 }
