@@ -25,7 +25,7 @@ import (
 )
 
 // ErrNoCredentials is returned when no API key or token is configured.
-var ErrNoCredentials = runtime.ErrNoCredentials
+var ErrNoCredentials = errors.New("no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token)")
 
 // Query runs one prompt in a new session and yields its messages: a
 // system/init message, the assistant and user messages of the loop, and a
@@ -60,8 +60,11 @@ func start(ctx context.Context, opts Options) (*runtime.Session, error) {
 	}
 	s, err := runtime.New(ctx, cfg)
 	var untrusted *runtime.UntrustedWorkspaceError
-	if errors.As(err, &untrusted) {
+	switch {
+	case errors.As(err, &untrusted):
 		return nil, &UntrustedWorkspaceError{Dir: untrusted.Dir, Setting: untrusted.Setting}
+	case errors.Is(err, runtime.ErrNoCredentials):
+		return nil, ErrNoCredentials
 	}
 	return s, err
 }

@@ -135,6 +135,9 @@ func TestTypesAreTheRuntimes(t *testing.T) {
 		t.Errorf("constants %v %v, the runtime's %v %v", DefaultMCPStartupDeadline, MaxStructuredOutputRetries,
 			runtime.DefaultMCPStartupDeadline, runtime.MaxStructuredRetries)
 	}
+	if ErrNoCredentials.Error() != runtime.ErrNoCredentials.Error() {
+		t.Errorf("ErrNoCredentials says %q, the runtime's %q", ErrNoCredentials, runtime.ErrNoCredentials)
+	}
 	if CheckHookMatcher("Bash|Read") != nil || CheckHookMatcher("(") == nil {
 		t.Error("CheckHookMatcher does not check as the hook runner does")
 	}
