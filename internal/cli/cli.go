@@ -1,6 +1,10 @@
 // Package cli is the tack command line: cobra commands and flags that become
-// agent.Options, and the print-mode renderers. Commands talk to the world
-// only through IO, so every one of them runs in tests without a terminal.
+// agent.Options, and the print-mode renderers; the terminal UI (tui) and
+// the Agent SDKs' stream-json protocol (sdkproto) are started from here. It
+// is written against the public SDK (package agent) only; the commands that
+// edit configuration files without running a session live in configcmd.
+// Commands talk to the world only through IO, so every one of them runs in
+// tests without a terminal.
 package cli
 
 import (

@@ -133,7 +133,7 @@ func Run(ctx context.Context, cfg Config) error {
 
 	sessions, err := agent.SessionsDir(opts)
 	if err != nil {
-		return err
+		return fmt.Errorf("the folder of this directory's sessions: %w", err)
 	}
 	m := newModel(modelConfig{
 		backend:     h,
