@@ -18,16 +18,14 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"slices"
 	"unicode/utf8"
 
-	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/protocol"
 	"github.com/tackcode/tack/internal/runtime"
 )
 
 // ErrNoCredentials is returned when no API key or token is configured.
-var ErrNoCredentials = runtime.ErrNoCredentials
+var ErrNoCredentials = errors.New("no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token)")
 
 // Query runs one prompt in a new session and yields its messages: a
 // system/init message, the assistant and user messages of the loop, and a
@@ -62,15 +60,18 @@ func start(ctx context.Context, opts Options) (*runtime.Session, error) {
 	}
 	s, err := runtime.New(ctx, cfg)
 	var untrusted *runtime.UntrustedWorkspaceError
-	if errors.As(err, &untrusted) {
+	switch {
+	case errors.As(err, &untrusted):
 		return nil, &UntrustedWorkspaceError{Dir: untrusted.Dir, Setting: untrusted.Setting}
+	case errors.Is(err, runtime.ErrNoCredentials):
+		return nil, ErrNoCredentials
 	}
 	return s, err
 }
 
 // runPrompt runs one prompt of a session, sending what it produces to out.
 func runPrompt(ctx context.Context, s *runtime.Session, p Prompt, out *outbox) {
-	if err := s.RunPrompt(ctx, runtime.Prompt{Text: p.Text, ID: p.ID, Content: p.Content}, out.emit); err != nil {
+	if err := s.RunPrompt(ctx, runtime.Prompt{Text: p.Text, ID: p.ID, Content: llmBlocks(p.Content)}, out.emit); err != nil {
 		out.fail(err)
 	}
 }
@@ -131,34 +132,29 @@ func (o *outbox) deliver(yield func(Message, error) bool, cancel context.CancelF
 	}
 }
 
-// clipToolResults returns m with the text of its tool results cut to max
-// characters: a copy, since the message is the session's too.
+// clipToolResults cuts the text of m's tool results to max characters
+// (m is the caller's copy: the session keeps them whole).
 func clipToolResults(m Message, max int) Message {
 	u, ok := m.(*UserMessage)
 	if !ok {
 		return m
 	}
-	long := func(b llm.Block) bool { return b.Type == llm.TypeText && utf8.RuneCountInString(b.Text) > max }
-	if !slices.ContainsFunc(u.Message.Content, func(b llm.Block) bool {
-		return b.Type == llm.TypeToolResult && slices.ContainsFunc(b.Content, long)
-	}) {
-		return m
-	}
-	out := *u
-	out.Message.Content = make([]llm.Block, len(u.Message.Content))
-	for i, b := range u.Message.Content {
-		if b.Type == llm.TypeToolResult {
-			b.Content = slices.Clone(b.Content)
-			for j, c := range b.Content {
-				if long(c) {
-					r := []rune(c.Text)
-					b.Content[j].Text = string(r[:max]) + fmt.Sprintf("\n… [%d more characters not shown]", len(r)-max)
-				}
+	clipped := false
+	for _, b := range u.Message.Content {
+		if b.Type != BlockToolResult {
+			continue
+		}
+		for j, c := range b.Content {
+			if c.Type == BlockText && utf8.RuneCountInString(c.Text) > max {
+				r := []rune(c.Text)
+				b.Content[j].Text = string(r[:max]) + fmt.Sprintf("\n… [%d more characters not shown]", len(r)-max)
+				clipped = true
 			}
 		}
-		out.Message.Content[i] = b
 	}
-	// The structured form holds the whole output too.
-	out.ToolUseResult = nil
-	return &out
+	if clipped {
+		// The structured form holds the whole output too.
+		u.ToolUseResult = nil
+	}
+	return u
 }

@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -9,23 +9,23 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
-	"github.com/tackcode/tack/internal/tool"
 )
 
-func testOptions(t *testing.T, srv *llmtest.Server) Options {
-	return Options{
+func testOptions(t *testing.T, srv *llmtest.Server) agent.Options {
+	return agent.Options{
 		Cwd: t.TempDir(),
 		Env: map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL(),
 			"CLAUDE_CONFIG_DIR": t.TempDir(), "ANTHROPIC_MODEL": ""},
 	}
 }
 
-func collect(t *testing.T, ctx context.Context, prompt string, opts Options) []Message {
+func collect(t *testing.T, ctx context.Context, prompt string, opts agent.Options) []agent.Message {
 	t.Helper()
-	var msgs []Message
-	for m, err := range Query(ctx, prompt, opts) {
+	var msgs []agent.Message
+	for m, err := range agent.Query(ctx, prompt, opts) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,26 +38,26 @@ func TestQueryNoCredentials(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "")
 	t.Setenv("ANTHROPIC_AUTH_TOKEN", "")
 	var got error
-	for _, err := range Query(context.Background(), "hi", Options{}) {
+	for _, err := range agent.Query(context.Background(), "hi", agent.Options{}) {
 		got = err
 	}
-	if !errors.Is(got, ErrNoCredentials) {
+	if !errors.Is(got, agent.ErrNoCredentials) {
 		t.Fatalf("err %v", got)
 	}
 }
 
 func TestQueryBadOptions(t *testing.T) {
 	srv := llmtest.New(t)
-	for name, mutate := range map[string]func(*Options){
-		"mode":       func(o *Options) { o.PermissionMode = "yolo" },
-		"session id": func(o *Options) { o.SessionID = "not-a-uuid" },
-		"cwd":        func(o *Options) { o.Cwd = filepath.Join(o.Cwd, "missing") },
-		"tool":       func(o *Options) { o.Tools = []string{"Teleport"} },
+	for name, mutate := range map[string]func(*agent.Options){
+		"mode":       func(o *agent.Options) { o.PermissionMode = "yolo" },
+		"session id": func(o *agent.Options) { o.SessionID = "not-a-uuid" },
+		"cwd":        func(o *agent.Options) { o.Cwd = filepath.Join(o.Cwd, "missing") },
+		"tool":       func(o *agent.Options) { o.Tools = []string{"Teleport"} },
 	} {
 		opts := testOptions(t, srv)
 		mutate(&opts)
 		var got error
-		for _, err := range Query(context.Background(), "hi", opts) {
+		for _, err := range agent.Query(context.Background(), "hi", opts) {
 			got = err
 		}
 		if got == nil {
@@ -73,16 +73,16 @@ func TestCanUseToolDecides(t *testing.T) {
 		llmtest.Reply(llmtest.Text("done")))
 	opts := testOptions(t, srv)
 	var asked []string
-	opts.CanUseTool = func(_ context.Context, name string, input json.RawMessage, info ToolPermissionContext) (PermissionResult, error) {
+	opts.CanUseTool = func(_ context.Context, name string, input json.RawMessage, info agent.ToolPermissionContext) (agent.PermissionResult, error) {
 		asked = append(asked, name+" "+string(input))
 		if strings.Contains(string(input), "b.txt") {
-			return PermissionResult{Message: "not b"}, nil
+			return agent.PermissionResult{Message: "not b"}, nil
 		}
 		// Allowed with a rewritten input.
-		return PermissionResult{Allow: true, UpdatedInput: json.RawMessage(`{"file_path":"a.txt","content":"rewritten"}`)}, nil
+		return agent.PermissionResult{Allow: true, UpdatedInput: json.RawMessage(`{"file_path":"a.txt","content":"rewritten"}`)}, nil
 	}
 	msgs := collect(t, context.Background(), "write", opts)
-	res := msgs[len(msgs)-1].(*ResultMessage)
+	res := msgs[len(msgs)-1].(*agent.ResultMessage)
 	if len(asked) != 2 || len(res.PermissionDenials) != 1 || res.PermissionDenials[0].ToolName != "Write" {
 		t.Fatalf("asked %v, denials %+v", asked, res.PermissionDenials)
 	}
@@ -101,14 +101,14 @@ func TestCanUseToolDecides(t *testing.T) {
 func TestModesAndLists(t *testing.T) {
 	cases := []struct {
 		name    string
-		mutate  func(*Options)
+		mutate  func(*agent.Options)
 		allowed bool
 	}{
-		{"default denies a write", func(o *Options) {}, false},
-		{"acceptEdits allows it", func(o *Options) { o.PermissionMode = PermissionAcceptEdits }, true},
-		{"allowedTools allows it", func(o *Options) { o.AllowedTools = []string{"Write"} }, true},
-		{"plan denies it", func(o *Options) { o.PermissionMode = PermissionPlan; o.AllowedTools = nil }, false},
-		{"bypass allows it", func(o *Options) { o.PermissionMode = PermissionBypass }, true},
+		{"default denies a write", func(o *agent.Options) {}, false},
+		{"acceptEdits allows it", func(o *agent.Options) { o.PermissionMode = agent.PermissionAcceptEdits }, true},
+		{"allowedTools allows it", func(o *agent.Options) { o.AllowedTools = []string{"Write"} }, true},
+		{"plan denies it", func(o *agent.Options) { o.PermissionMode = agent.PermissionPlan; o.AllowedTools = nil }, false},
+		{"bypass allows it", func(o *agent.Options) { o.PermissionMode = agent.PermissionBypass }, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -131,7 +131,7 @@ func TestDisallowedToolsAreNotOffered(t *testing.T) {
 	opts := testOptions(t, srv)
 	opts.DisallowedTools = []string{"Bash", "WebFetch"}
 	msgs := collect(t, context.Background(), "go", opts)
-	init := msgs[0].(*SystemMessage).Init
+	init := msgs[0].(*agent.SystemMessage).Init
 	for _, name := range append(srv.Requests()[0].ToolNames(), init.Tools...) {
 		if name == "Bash" || name == "WebFetch" {
 			t.Errorf("%s is offered", name)
@@ -146,7 +146,7 @@ func TestBreakingOutCancelsTheRun(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("a")))
 	opts := testOptions(t, srv)
 	n := 0
-	for range Query(context.Background(), "go", opts) {
+	for range agent.Query(context.Background(), "go", opts) {
 		n++
 		break
 	}
@@ -160,20 +160,20 @@ func TestHookCallbacks(t *testing.T) {
 		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": "echo hi"})),
 		llmtest.Reply(llmtest.Text("done")))
 	opts := testOptions(t, srv)
-	opts.PermissionMode = PermissionBypass
+	opts.PermissionMode = agent.PermissionBypass
 	var seen []string
-	opts.Hooks = map[HookEvent][]HookMatcher{
-		HookPreToolUse: {{Matcher: "Bash", Hooks: []HookCallback{func(_ context.Context, in HookInput, payload json.RawMessage) (*HookOutput, error) {
+	opts.Hooks = map[agent.HookEvent][]agent.HookMatcher{
+		agent.HookPreToolUse: {{Matcher: "Bash", Hooks: []agent.HookCallback{func(_ context.Context, in agent.HookInput, payload json.RawMessage) (*agent.HookOutput, error) {
 			seen = append(seen, string(in.EventName()))
-			return &HookOutput{Decision: "block", Reason: "callbacks say no"}, nil
+			return &agent.HookOutput{Decision: "block", Reason: "callbacks say no"}, nil
 		}}}},
-		HookStop: {{Hooks: []HookCallback{func(_ context.Context, in HookInput, payload json.RawMessage) (*HookOutput, error) {
+		agent.HookStop: {{Hooks: []agent.HookCallback{func(_ context.Context, in agent.HookInput, payload json.RawMessage) (*agent.HookOutput, error) {
 			seen = append(seen, string(in.EventName()))
 			return nil, nil
 		}}}},
 	}
 	msgs := collect(t, context.Background(), "go", opts)
-	res := msgs[len(msgs)-1].(*ResultMessage)
+	res := msgs[len(msgs)-1].(*agent.ResultMessage)
 	if strings.Join(seen, ",") != "PreToolUse,Stop" || len(res.PermissionDenials) != 1 {
 		t.Fatalf("seen %v, denials %+v", seen, res.PermissionDenials)
 	}
@@ -196,15 +196,15 @@ func TestStartUpRunsUnderTheCallersContext(t *testing.T) {
 		ended error
 	}
 	got := make(chan seen, 1)
-	opts.Hooks = map[HookEvent][]HookMatcher{HookSessionStart: {{TimeoutSeconds: 30, Hooks: []HookCallback{
-		func(hookCtx context.Context, _ HookInput, _ json.RawMessage) (*HookOutput, error) {
+	opts.Hooks = map[agent.HookEvent][]agent.HookMatcher{agent.HookSessionStart: {{TimeoutSeconds: 30, Hooks: []agent.HookCallback{
+		func(hookCtx context.Context, _ agent.HookInput, _ json.RawMessage) (*agent.HookOutput, error) {
 			value := hookCtx.Value(key{})
 			cancel()
 			<-hookCtx.Done() // the caller's cancel, not the hook's timeout
 			got <- seen{value, context.Cause(hookCtx)}
 			return nil, nil
 		}}}}}
-	for range Query(ctx, "hi", opts) {
+	for range agent.Query(ctx, "hi", opts) {
 	}
 	s := <-got
 	if s.value != "the caller's" {
@@ -220,7 +220,7 @@ func TestAddDirsAndOutsidePaths(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(outside, "notes.txt"), []byte("far away\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	read := func(opts Options) llm.Block {
+	read := func(opts agent.Options) llm.Block {
 		srv := llmtest.New(t,
 			llmtest.Reply(llmtest.ToolUse("Read", map[string]string{"file_path": filepath.Join(outside, "notes.txt")})),
 			llmtest.Reply(llmtest.Text("done")))
@@ -229,10 +229,10 @@ func TestAddDirsAndOutsidePaths(t *testing.T) {
 		collect(t, context.Background(), "read", o)
 		return srv.Requests()[1].ToolResults()[0]
 	}
-	if r := read(Options{}); !r.IsError {
+	if r := read(agent.Options{}); !r.IsError {
 		t.Errorf("a read outside the working directories ran without approval")
 	}
-	if r := read(Options{AddDirs: []string{outside}}); r.IsError || !strings.Contains(llm.TextOf(r.Content), "far away") {
+	if r := read(agent.Options{AddDirs: []string{outside}}); r.IsError || !strings.Contains(llm.TextOf(r.Content), "far away") {
 		t.Errorf("--add-dir did not let the read run: %+v", r)
 	}
 }
@@ -270,13 +270,13 @@ func TestNotificationHookWhenAskingForPermission(t *testing.T) {
 		llmtest.Reply(llmtest.Text("done")))
 	opts := testOptions(t, srv)
 	var notes []string
-	opts.Hooks = map[HookEvent][]HookMatcher{HookNotification: {{Matcher: "permission_prompt", Hooks: []HookCallback{
-		func(_ context.Context, in HookInput, payload json.RawMessage) (*HookOutput, error) {
+	opts.Hooks = map[agent.HookEvent][]agent.HookMatcher{agent.HookNotification: {{Matcher: "permission_prompt", Hooks: []agent.HookCallback{
+		func(_ context.Context, in agent.HookInput, payload json.RawMessage) (*agent.HookOutput, error) {
 			notes = append(notes, string(payload))
 			return nil, nil
 		}}}}}
-	opts.CanUseTool = func(context.Context, string, json.RawMessage, ToolPermissionContext) (PermissionResult, error) {
-		return PermissionResult{Allow: true}, nil
+	opts.CanUseTool = func(context.Context, string, json.RawMessage, agent.ToolPermissionContext) (agent.PermissionResult, error) {
+		return agent.PermissionResult{Allow: true}, nil
 	}
 	collect(t, context.Background(), "write", opts)
 	if len(notes) != 1 || !strings.Contains(notes[0], `"notification_type":"permission_prompt"`) || !strings.Contains(notes[0], "Write") {
@@ -294,7 +294,7 @@ func TestPromptHookAsksTheModel(t *testing.T) {
 	opts := testOptions(t, srv)
 	opts.Settings = `{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Did the assistant run the tests? $ARGUMENTS"}]}]}}`
 	msgs := collect(t, context.Background(), "fix it", opts)
-	res := msgs[len(msgs)-1].(*ResultMessage)
+	res := msgs[len(msgs)-1].(*agent.ResultMessage)
 	if res.IsError || res.Text() != "ran the tests: all pass" {
 		t.Fatalf("result %+v", res)
 	}
@@ -311,21 +311,24 @@ func TestPromptHookAsksTheModel(t *testing.T) {
 	}
 }
 
-// approverTool speaks the --permission-prompt-tool protocol.
-type approverTool struct{ calls *[]string }
-
-func (approverTool) Name() string        { return "mcp__approver__decide" }
-func (approverTool) Description() string { return "approves calls" }
-func (approverTool) InputSchema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"tool_name":{"type":"string"},"input":{"type":"object"},"tool_use_id":{"type":"string"}},"additionalProperties":false}`)
+// approverIn is what a --permission-prompt-tool is called with.
+type approverIn struct {
+	ToolName  string         `json:"tool_name"`
+	Input     map[string]any `json:"input"`
+	ToolUseID string         `json:"tool_use_id"`
 }
-func (approverTool) ReadOnly(json.RawMessage) bool { return true }
-func (a approverTool) Run(_ context.Context, _ *tool.Env, input json.RawMessage) (tool.Result, error) {
-	*a.calls = append(*a.calls, string(input))
-	if strings.Contains(string(input), "forbidden") {
-		return tool.TextResult(`{"behavior":"deny","message":"the approver says no"}`, nil), nil
-	}
-	return tool.TextResult(`{"behavior":"allow","updatedInput":{"file_path":"approved.txt","content":"ok"}}`, nil), nil
+
+// approver is an in-process MCP server whose tool decide speaks the
+// --permission-prompt-tool protocol; calls records what it is called with.
+func approver(calls *[]string) agent.MCPSDKServer {
+	return agent.NewSDKServer("approver", agent.Tool("decide", "approves calls", func(_ context.Context, in approverIn) (string, error) {
+		b, _ := json.Marshal(in)
+		*calls = append(*calls, string(b))
+		if strings.Contains(string(b), "forbidden") {
+			return `{"behavior":"deny","message":"the approver says no"}`, nil
+		}
+		return `{"behavior":"allow","updatedInput":{"file_path":"approved.txt","content":"ok"}}`, nil
+	}))
 }
 
 func TestPermissionPromptTool(t *testing.T) {
@@ -335,10 +338,10 @@ func TestPermissionPromptTool(t *testing.T) {
 		llmtest.Reply(llmtest.Text("done")))
 	opts := testOptions(t, srv)
 	var calls []string
-	opts.extraTools = []tool.Tool{approverTool{&calls}}
+	opts.MCPServers = map[string]agent.MCPServerConfig{"approver": approver(&calls)}
 	opts.PermissionPromptTool = "mcp__approver__decide"
 	msgs := collect(t, context.Background(), "write", opts)
-	res := msgs[len(msgs)-1].(*ResultMessage)
+	res := msgs[len(msgs)-1].(*agent.ResultMessage)
 	if len(calls) != 2 || !strings.Contains(calls[0], `"tool_name":"Write"`) || !strings.Contains(calls[0], `"tool_use_id":"toolu_`) {
 		t.Fatalf("approver calls %v", calls)
 	}
@@ -350,9 +353,9 @@ func TestPermissionPromptTool(t *testing.T) {
 	}
 	// An approver that is not a tool is a setup error; an MCP approver that
 	// never connected denies what it would have approved.
-	opts.extraTools, opts.PermissionPromptTool = nil, "NoSuchApprover"
+	opts.MCPServers, opts.PermissionPromptTool = nil, "NoSuchApprover"
 	var got error
-	for _, err := range Query(context.Background(), "x", opts) {
+	for _, err := range agent.Query(context.Background(), "x", opts) {
 		got = err
 	}
 	if got == nil || !strings.Contains(got.Error(), "NoSuchApprover") {
@@ -378,8 +381,8 @@ func TestMaxToolResultSizeClipsWhatTheCallerSees(t *testing.T) {
 	opts.MaxToolResultSize = 100
 	var seen string
 	for _, m := range collect(t, context.Background(), "print", opts) {
-		if u, ok := m.(*UserMessage); ok {
-			seen = llm.TextOf(u.Message.Content[0].Content)
+		if u, ok := m.(*agent.UserMessage); ok {
+			seen = agent.TextOf(u.Message.Content[0].Content)
 			if u.ToolUseResult != nil {
 				t.Error("the structured result was left whole")
 			}
@@ -400,10 +403,10 @@ func TestCanUseToolUpdatedPermissionsHoldForTheSession(t *testing.T) {
 		llmtest.Reply(llmtest.Text("done")))
 	opts := testOptions(t, srv)
 	asked := 0
-	opts.CanUseTool = func(_ context.Context, name string, _ json.RawMessage, _ ToolPermissionContext) (PermissionResult, error) {
+	opts.CanUseTool = func(_ context.Context, name string, _ json.RawMessage, _ agent.ToolPermissionContext) (agent.PermissionResult, error) {
 		asked++
-		return PermissionResult{Allow: true, UpdatedPermissions: []PermissionUpdate{{Type: "addRules", Behavior: "allow",
-			Destination: "session", Rules: []PermissionRuleValue{{ToolName: "Bash", RuleContent: "touch *"}}}}}, nil
+		return agent.PermissionResult{Allow: true, UpdatedPermissions: []agent.PermissionUpdate{{Type: "addRules", Behavior: "allow",
+			Destination: "session", Rules: []agent.PermissionRuleValue{{ToolName: "Bash", RuleContent: "touch *"}}}}}, nil
 	}
 	collect(t, context.Background(), "touch files", opts)
 	if asked != 1 {
@@ -419,7 +422,7 @@ func TestCanUseToolUpdatedPermissionsHoldForTheSession(t *testing.T) {
 func TestPermissionUpdatesWrittenToTheirSettingsFile(t *testing.T) {
 	srv := llmtest.New(t)
 	opts := testOptions(t, srv)
-	c, err := NewClient(context.Background(), opts)
+	c, err := agent.NewClient(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,8 +431,8 @@ func TestPermissionUpdatesWrittenToTheirSettingsFile(t *testing.T) {
 	os.MkdirAll(filepath.Dir(local), 0o755)
 	os.WriteFile(local, []byte("{\n  \"model\": \"haiku\"\n}\n"), 0o644)
 	err = c.UpdatePermissions(
-		PermissionUpdate{Type: "addRules", Behavior: "allow", Destination: "localSettings", Rules: []PermissionRuleValue{{ToolName: "Bash", RuleContent: "npm test"}}},
-		PermissionUpdate{Type: "addRules", Behavior: "deny", Destination: "session", Rules: []PermissionRuleValue{{ToolName: "WebFetch"}}})
+		agent.PermissionUpdate{Type: "addRules", Behavior: "allow", Destination: "localSettings", Rules: []agent.PermissionRuleValue{{ToolName: "Bash", RuleContent: "npm test"}}},
+		agent.PermissionUpdate{Type: "addRules", Behavior: "deny", Destination: "session", Rules: []agent.PermissionRuleValue{{ToolName: "WebFetch"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,8 +443,8 @@ func TestPermissionUpdatesWrittenToTheirSettingsFile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(opts.Cwd, ".claude", "settings.json")); err == nil {
 		t.Error("a session-only update was written to a file")
 	}
-	if err := c.UpdatePermissions(PermissionUpdate{Type: "addRules", Behavior: "allow", Destination: "elsewhere",
-		Rules: []PermissionRuleValue{{ToolName: "Read"}}}); err == nil {
+	if err := c.UpdatePermissions(agent.PermissionUpdate{Type: "addRules", Behavior: "allow", Destination: "elsewhere",
+		Rules: []agent.PermissionRuleValue{{ToolName: "Read"}}}); err == nil {
 		t.Error("an unknown destination was accepted")
 	}
 }

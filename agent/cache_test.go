@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
 )
@@ -91,9 +92,9 @@ func TestPromptCacheStaysWarm(t *testing.T) {
 	opts := testOptions(t, srv)
 	opts.Cwd = dir
 	opts.Model = "sonnet"
-	opts.PermissionMode = PermissionBypass
+	opts.PermissionMode = agent.PermissionBypass
 	msgs := collect(t, context.Background(), "walk through the project", opts)
-	res := msgs[len(msgs)-1].(*ResultMessage)
+	res := msgs[len(msgs)-1].(*agent.ResultMessage)
 	if res.IsError || res.NumTurns != 10 {
 		t.Fatalf("result %+v", res)
 	}

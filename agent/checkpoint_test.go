@@ -1,20 +1,20 @@
-package agent
+package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/llm/llmtest"
-	"github.com/tackcode/tack/internal/session"
 )
 
 // runPrompts sends each prompt with its id and waits for its result.
-func runPrompts(t *testing.T, c *Client, prompts ...Prompt) {
+func runPrompts(t *testing.T, c *agent.Client, prompts ...agent.Prompt) {
 	t.Helper()
 	for _, p := range prompts {
 		if err := c.SendPrompt(p); err != nil {
@@ -37,15 +37,15 @@ func TestRewindFilesPutsFilesBack(t *testing.T) {
 		llmtest.Reply(llmtest.Text("changed")),
 	)
 	opts := testOptions(t, srv)
-	opts.PermissionMode = PermissionAcceptEdits
+	opts.PermissionMode = agent.PermissionAcceptEdits
 	opts.FileCheckpointing = true
-	c, err := NewClient(context.Background(), opts)
+	c, err := agent.NewClient(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	const first, second = "5f1b8a55-55a6-4b1e-9c0e-1a2b3c4d5e6f", "6a2c9b66-66b7-4c2f-8d1f-2b3c4d5e6f70"
-	runPrompts(t, c, Prompt{Text: "write a", ID: first}, Prompt{Text: "change things", ID: second})
+	runPrompts(t, c, agent.Prompt{Text: "write a", ID: first}, agent.Prompt{Text: "change things", ID: second})
 	a, b := filepath.Join(opts.Cwd, "a.txt"), filepath.Join(opts.Cwd, "b.txt")
 	read := func(p string) string {
 		data, err := os.ReadFile(p)
@@ -79,14 +79,25 @@ func TestRewindFilesPutsFilesBack(t *testing.T) {
 	}
 
 	// The prompts' user messages are recorded under the ids given.
-	tr, err := session.Load(filepath.Join(session.ProjectDir(opts.Env["CLAUDE_CONFIG_DIR"], opts.Cwd, func(string) string { return "" }), c.SessionID()+".jsonl"))
+	dir, err := agent.SessionsDir(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	transcript, err := os.ReadFile(filepath.Join(dir, c.SessionID()+".jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ids []string
-	for _, e := range tr.Chain {
-		if e.Type == "user" && e.Message.Role == llm.RoleUser {
-			ids = append(ids, e.UUID)
+	for line := range strings.Lines(string(transcript)) {
+		var rec struct {
+			Type    string `json:"type"`
+			UUID    string `json:"uuid"`
+			Message struct {
+				Role string `json:"role"`
+			} `json:"message"`
+		}
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Type == "user" && rec.Message.Role == agent.RoleUser {
+			ids = append(ids, rec.UUID)
 		}
 	}
 	if !slices.Contains(ids, first) || !slices.Contains(ids, second) {
@@ -96,7 +107,7 @@ func TestRewindFilesPutsFilesBack(t *testing.T) {
 
 func TestRewindFilesNeedsCheckpointing(t *testing.T) {
 	srv := llmtest.New(t)
-	c, err := NewClient(context.Background(), testOptions(t, srv))
+	c, err := agent.NewClient(context.Background(), testOptions(t, srv))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,7 @@ package agent
 
 import (
 	"context"
-	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"iter"
 	"strings"
@@ -17,8 +17,6 @@ import (
 // Session states, as reported by messages of subtype
 // SubtypeSessionStateChanged when Options.SessionStateMessages is set.
 const (
-	SubtypeSessionStateChanged = "session_state_changed"
-
 	StateRunning        = "running"
 	StateIdle           = "idle"
 	StateRequiresAction = "requires_action"
@@ -36,19 +34,6 @@ type Prompt struct {
 	// Content, when set, is the whole message (text and images, e.g.
 	// ImageBlock), sent instead of Text; Text is then only its text.
 	Content []ContentBlock
-}
-
-// ContentBlock is one block of a message's content.
-type ContentBlock = llm.Block
-
-// TextBlock is text for a prompt's Content.
-func TextBlock(text string) ContentBlock { return llm.Text(text) }
-
-// ImageBlock is an image for a prompt's Content: data in mediaType
-// (image/png, image/jpeg, image/gif or image/webp).
-func ImageBlock(mediaType string, data []byte) ContentBlock {
-	return llm.Block{Type: llm.TypeImage, Source: &llm.ImageSource{Type: "base64", MediaType: mediaType,
-		Data: base64.StdEncoding.EncodeToString(data)}}
 }
 
 // Client is a multi-turn session. Prompts given to Send are queued and run
@@ -86,17 +71,26 @@ type Client struct {
 	closeOnce sync.Once
 }
 
-// NewClient starts a session with opts. ctx bounds the whole session, its
-// start-up included (the SessionStart hooks run under it): cancelling it
+// NewClient starts a session with opts. ctx bounds the whole session,
+// its start-up included (the SessionStart hooks run under it): cancelling it
 // interrupts the running prompt and drops the queued ones.
 func NewClient(ctx context.Context, opts Options) (*Client, error) {
+	c := &Client{out: newOutbox(opts.MaxToolResultSize), states: opts.SessionStateMessages,
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	if ask := opts.CanUseTool; ask != nil && c.states {
+		// The session waits for its host while the callback decides.
+		opts.CanUseTool = func(ctx context.Context, name string, input json.RawMessage, info ToolPermissionContext) (PermissionResult, error) {
+			c.state(StateRequiresAction)
+			defer c.state(StateRunning)
+			return ask(ctx, name, input, info)
+		}
+	}
 	s, err := start(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	c := &Client{s: s, out: newOutbox(opts.MaxToolResultSize), ctx: ctx, cancel: cancel, states: opts.SessionStateMessages,
-		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	c.s = s
+	c.ctx, c.cancel = context.WithCancel(ctx)
 	go c.work()
 	return c, nil
 }
@@ -108,7 +102,7 @@ func (c *Client) SessionID() string { return c.s.SessionID() }
 func (c *Client) Info() ClientInfo { return infoOf(c.s.Info()) }
 
 // MCPServers returns the state of each MCP server of the session.
-func (c *Client) MCPServers() []MCPServerStatus { return c.s.MCPStatuses() }
+func (c *Client) MCPServers() []MCPServerStatus { return convert(c.s.MCPStatuses(), mcpStatusOf) }
 
 // Send queues a prompt; it runs once the prompts before it have.
 func (c *Client) Send(prompt string) error { return c.SendPrompt(Prompt{Text: prompt}) }
@@ -398,13 +392,8 @@ func (c *Client) state(state string) {
 	if !c.states {
 		return
 	}
-	c.out.emit(StateMessage(c.SessionID(), state))
-}
-
-// StateMessage is a system/session_state_changed message.
-func StateMessage(sessionID, state string) *SystemMessage {
-	return &SystemMessage{Subtype: SubtypeSessionStateChanged, SessionID: sessionID, UUID: uuid.NewString(),
-		Fields: map[string]any{"state": state}}
+	c.out.emit(&SystemMessage{Subtype: SubtypeSessionStateChanged, SessionID: c.SessionID(), UUID: uuid.NewString(),
+		Fields: map[string]any{"state": state}})
 }
 
 // barrier marks a point in the outbox: Messages closes it when it gets

@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -7,18 +7,20 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
 )
 
 // kinds names the messages: type, or system/subtype(:state).
-func kinds(msgs []Message) []string {
+func kinds(msgs []agent.Message) []string {
 	var out []string
 	for _, m := range msgs {
 		k := m.MessageType()
-		if s, ok := m.(*SystemMessage); ok {
+		if s, ok := m.(*agent.SystemMessage); ok {
 			k += "/" + s.Subtype
 			if st, ok := s.Fields["state"]; ok {
 				k += ":" + st.(string)
@@ -33,29 +35,29 @@ func TestClientRunsQueuedPromptsInOneConversation(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("one")), llmtest.Reply(llmtest.Text("two")))
 	opts := testOptions(t, srv)
 	opts.SessionStateMessages = true
-	c, err := NewClient(context.Background(), opts)
+	c, err := agent.NewClient(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if err := c.SendPrompt(Prompt{Text: "first", ID: "u1"}); err != nil {
+	if err := c.SendPrompt(agent.Prompt{Text: "first", ID: "u1"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Send("second"); err != nil {
 		t.Fatal(err)
 	}
 	c.CloseSend()
-	if err := c.Send("late"); err != ErrClientClosed {
+	if err := c.Send("late"); err != agent.ErrClientClosed {
 		t.Errorf("Send after CloseSend: %v", err)
 	}
-	var msgs []Message
-	var results []*ResultMessage
+	var msgs []agent.Message
+	var results []*agent.ResultMessage
 	for m, err := range c.Messages() {
 		if err != nil {
 			t.Fatal(err)
 		}
 		msgs = append(msgs, m)
-		if r, ok := m.(*ResultMessage); ok {
+		if r, ok := m.(*agent.ResultMessage); ok {
 			results = append(results, r)
 		}
 	}
@@ -78,23 +80,23 @@ func TestClientRunsQueuedPromptsInOneConversation(t *testing.T) {
 
 // runUntilToolUse sends prompts (ids = texts) and calls at once on the
 // first tool_use of the first one, while it runs; then it collects the results.
-func runUntilToolUse(t *testing.T, c *Client, at func(), prompts ...string) []*ResultMessage {
+func runUntilToolUse(t *testing.T, c *agent.Client, at func(), prompts ...string) []*agent.ResultMessage {
 	t.Helper()
 	for _, p := range prompts {
-		c.SendPrompt(Prompt{Text: p, ID: p})
+		c.SendPrompt(agent.Prompt{Text: p, ID: p})
 	}
-	var results []*ResultMessage
+	var results []*agent.ResultMessage
 	done := false
 	for m, err := range c.Messages() {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a, ok := m.(*AssistantMessage); ok && !done && a.Message.Content[0].Type == llm.TypeToolUse {
+		if a, ok := m.(*agent.AssistantMessage); ok && !done && a.Message.Content[0].Type == llm.TypeToolUse {
 			done = true
 			at()
 			c.CloseSend()
 		}
-		if r, ok := m.(*ResultMessage); ok {
+		if r, ok := m.(*agent.ResultMessage); ok {
 			results = append(results, r)
 		}
 	}
@@ -107,7 +109,7 @@ func TestClientInterruptKeepsTheQueue(t *testing.T) {
 		llmtest.Reply(llmtest.Text("after")))
 	opts := testOptions(t, srv)
 	opts.AllowedTools = []string{"Bash"}
-	c, err := NewClient(context.Background(), opts)
+	c, err := agent.NewClient(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +131,7 @@ func TestClientCancelQueued(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "sleep 60"})))
 	opts := testOptions(t, srv)
 	opts.AllowedTools = []string{"Bash"}
-	c, err := NewClient(context.Background(), opts)
+	c, err := agent.NewClient(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +151,7 @@ func TestClientCancelQueued(t *testing.T) {
 
 func TestClientSetModelAndMode(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("ok")))
-	c, err := NewClient(context.Background(), testOptions(t, srv))
+	c, err := agent.NewClient(context.Background(), testOptions(t, srv))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,11 +162,11 @@ func TestClientSetModelAndMode(t *testing.T) {
 	if err := c.SetPermissionMode("yolo"); err == nil {
 		t.Error("an unknown mode was accepted")
 	}
-	if err := c.SetPermissionMode(PermissionAcceptEdits); err != nil {
+	if err := c.SetPermissionMode(agent.PermissionAcceptEdits); err != nil {
 		t.Fatal(err)
 	}
 	info := c.Info()
-	if info.Model != "claude-haiku-4-5" || info.PermissionMode != PermissionAcceptEdits || info.SessionID != c.SessionID() || len(info.Agents) == 0 {
+	if info.Model != "claude-haiku-4-5" || info.PermissionMode != agent.PermissionAcceptEdits || info.SessionID != c.SessionID() || len(info.Agents) == 0 {
 		t.Errorf("info %+v", info)
 	}
 	c.Send("hi")
@@ -183,8 +185,8 @@ func TestClientInjectJoinsTheRunningPrompt(t *testing.T) {
 		{Content: []llm.Block{llmtest.Text("queued one ran")}},
 	}})
 	opts := testOptions(t, srv)
-	opts.PermissionMode = PermissionBypass
-	c, err := NewClient(context.Background(), opts)
+	opts.PermissionMode = agent.PermissionBypass
+	c, err := agent.NewClient(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +198,7 @@ func TestClientInjectJoinsTheRunningPrompt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a, ok := m.(*AssistantMessage); ok && a.Message.Content[0].Type == llm.TypeToolUse {
+		if a, ok := m.(*agent.AssistantMessage); ok && a.Message.Content[0].Type == llm.TypeToolUse {
 			// The Bash call is waiting for "go": the prompt is running.
 			delivered, err := c.Inject("also tell me the weather")
 			if err != nil || !delivered {
@@ -225,7 +227,7 @@ func TestClientInjectJoinsTheRunningPrompt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r, ok := m.(*ResultMessage); ok && r.Text() != "queued one ran" {
+		if r, ok := m.(*agent.ResultMessage); ok && r.Text() != "queued one ran" {
 			t.Errorf("result %q", r.Text())
 		}
 	}
@@ -238,7 +240,7 @@ func TestClientBetasAndThinking(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("a")), llmtest.Reply(llmtest.Text("b")), llmtest.Reply(llmtest.Text("c")))
 	opts := testOptions(t, srv)
 	opts.Betas = []string{"context-1m-2025-08-07"}
-	c, err := NewClient(context.Background(), opts)
+	c, err := agent.NewClient(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,13 +274,13 @@ func TestClientBetasAndThinking(t *testing.T) {
 
 func TestClientPromptWithAnImage(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("a red dot")))
-	c, err := NewClient(context.Background(), testOptions(t, srv))
+	c, err := agent.NewClient(context.Background(), testOptions(t, srv))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	png := []byte("\x89PNG\r\n\x1a\nfake")
-	if err := c.SendPrompt(Prompt{Text: "what is this?", Content: []ContentBlock{llm.Text("what is this?"), ImageBlock("image/png", png)}}); err != nil {
+	if err := c.SendPrompt(agent.Prompt{Text: "what is this?", Content: []agent.ContentBlock{agent.TextBlock("what is this?"), agent.ImageBlock("image/png", png)}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, err := range c.ReceiveResponse() {
@@ -302,13 +304,13 @@ func TestClientSetNameAddDirAndNotify(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("ok")), llmtest.Reply(llmtest.Text("again")))
 	opts := testOptions(t, srv)
 	var notified []string
-	opts.Hooks = map[HookEvent][]HookMatcher{HookNotification: {{Hooks: []HookCallback{
-		func(_ context.Context, in HookInput, _ json.RawMessage) (*HookOutput, error) {
-			n := in.(*NotificationHookInput)
+	opts.Hooks = map[agent.HookEvent][]agent.HookMatcher{agent.HookNotification: {{Hooks: []agent.HookCallback{
+		func(_ context.Context, in agent.HookInput, _ json.RawMessage) (*agent.HookOutput, error) {
+			n := in.(*agent.NotificationHookInput)
 			notified = append(notified, n.NotificationType+": "+n.Message)
-			return &HookOutput{SystemMessage: "bell"}, nil
+			return &agent.HookOutput{SystemMessage: "bell"}, nil
 		}}}}}
-	c, err := NewClient(context.Background(), opts)
+	c, err := agent.NewClient(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +343,7 @@ func TestClientSetNameAddDirAndNotify(t *testing.T) {
 	again.Cwd, again.Env = opts.Cwd, opts.Env
 	again.Resume = "release-prep"
 	msgs := collect(t, context.Background(), "more", again)
-	init := msgs[0].(*SystemMessage).Init
+	init := msgs[0].(*agent.SystemMessage).Init
 	if init.SessionID != id || !slices.Contains(init.AdditionalDirs, extra) {
 		t.Errorf("resumed %s with dirs %v, want %s with %s", init.SessionID, init.AdditionalDirs, id, extra)
 	}
@@ -353,7 +355,7 @@ func TestClientContextUsage(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(opts.Cwd, "CLAUDE.md"), []byte(strings.Repeat("Project rule.\n", 100)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := NewClient(context.Background(), opts)
+	c, err := agent.NewClient(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +370,7 @@ func TestClientContextUsage(t *testing.T) {
 		}
 	}
 	after := c.ContextUsage()
-	part := func(u ContextUsage, name string) int {
+	part := func(u agent.ContextUsage, name string) int {
 		for _, p := range u.Categories {
 			if p.Name == name {
 				return p.Tokens
@@ -382,5 +384,51 @@ func TestClientContextUsage(t *testing.T) {
 	}
 	if grew := part(after, "Conversation") - part(before, "Conversation"); grew < 1000 {
 		t.Errorf("the conversation grew by %d tokens after a 4800-byte answer", grew)
+	}
+}
+
+// While CanUseTool decides a call, the client says the session requires
+// action; once it has, that it runs again: a host sees why the run waits.
+func TestClientStateWhileCanUseToolDecides(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.ToolUse("Write", map[string]string{"file_path": "a.txt", "content": "A"})),
+		llmtest.Reply(llmtest.Text("written")))
+	opts := testOptions(t, srv)
+	opts.SessionStateMessages = true
+	var c *agent.Client
+	var mu sync.Mutex
+	var msgs []agent.Message
+	var lastBeforeAsk string
+	opts.CanUseTool = func(ctx context.Context, _ string, _ json.RawMessage, _ agent.ToolPermissionContext) (agent.PermissionResult, error) {
+		// What the client said before asking has been read by now.
+		if err := c.Flush(ctx); err != nil {
+			return agent.PermissionResult{}, err
+		}
+		mu.Lock()
+		lastBeforeAsk = kinds(msgs)[len(msgs)-1]
+		mu.Unlock()
+		return agent.PermissionResult{Allow: true}, nil
+	}
+	c, err := agent.NewClient(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Send("write a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	c.CloseSend()
+	for m, err := range c.Messages() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		msgs = append(msgs, m)
+		mu.Unlock()
+	}
+	got := kinds(msgs)
+	i := slices.Index(got, "system/session_state_changed:requires_action")
+	if i < 0 || i+1 >= len(got) || got[i+1] != "system/session_state_changed:running" || lastBeforeAsk != got[i] {
+		t.Errorf("messages %v (the last before the question: %s)", got, lastBeforeAsk)
 	}
 }

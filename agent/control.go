@@ -3,7 +3,7 @@ package agent
 import (
 	"context"
 
-	"github.com/tackcode/tack/internal/protocol"
+	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/runtime"
 )
 
@@ -41,9 +41,6 @@ type AgentInfo struct {
 	Model string
 }
 
-// MCPServerStatus is the state of one MCP server of a session.
-type MCPServerStatus = protocol.MCPServerStatus
-
 // infoOf is the runtime's description of a session, as ClientInfo.
 func infoOf(in runtime.Info) ClientInfo {
 	init := in.Init
@@ -54,7 +51,7 @@ func infoOf(in runtime.Info) ClientInfo {
 		Commands:       append([]string{}, init.SlashCommands...),
 		Agents:         []AgentInfo{},
 		APIKeySource:   init.APIKeySource,
-		MCPServers:     init.MCPServers,
+		MCPServers:     convert(init.MCPServers, mcpStatusOf),
 	}
 	for _, c := range in.Commands {
 		out.CommandDetails = append(out.CommandDetails, CommandInfo(c))
@@ -105,4 +102,24 @@ func (c *Client) ContextUsage() ContextUsage {
 		out.Categories = append(out.Categories, ContextCategory(p))
 	}
 	return out
+}
+
+// ModelInfo is a model of tack's catalogue.
+type ModelInfo struct {
+	ID string
+	// Aliases name it in Options.Model ("opus", "sonnet"…), the first one
+	// the most common.
+	Aliases       []string
+	DisplayName   string
+	ContextWindow int
+	// MaxOutputTokens bounds one response.
+	MaxOutputTokens int
+}
+
+// Models lists the models of tack's catalogue, the ones Options.Model may
+// name by alias.
+func Models() []ModelInfo {
+	return convert(llm.Catalogue().Models, func(m llm.Model) ModelInfo {
+		return ModelInfo{ID: m.ID, Aliases: m.Aliases, DisplayName: m.DisplayName, ContextWindow: m.ContextWindow, MaxOutputTokens: m.MaxOutput}
+	})
 }

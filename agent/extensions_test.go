@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tackcode/tack/internal/compact"
+	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
 )
@@ -177,7 +177,7 @@ func TestSeedSummarizeChangesInjectsTheRealDiff(t *testing.T) {
 	if strings.Contains(text, "!`git diff HEAD`") {
 		t.Error("the injection was left in the prompt")
 	}
-	init := msgs[0].(*SystemMessage).Init
+	init := msgs[0].(*agent.SystemMessage).Init
 	if !slices.Contains(init.SlashCommands, "summarize-changes") || !slices.Contains(init.Skills, "summarize-changes") {
 		t.Errorf("init slash_commands %v skills %v", init.SlashCommands, init.Skills)
 	}
@@ -265,7 +265,7 @@ func TestSeedPluginFromPluginDir(t *testing.T) {
 	if log, err := os.ReadFile(filepath.Join(root, "hook.log")); err != nil || strings.TrimSpace(string(log)) != "greet" {
 		t.Errorf("the plugin's hook did not fire: %q %v", log, err)
 	}
-	init := msgs[0].(*SystemMessage).Init
+	init := msgs[0].(*agent.SystemMessage).Init
 	if !slices.Contains(init.SlashCommands, "my-first-plugin:hello") {
 		t.Errorf("slash_commands %v", init.SlashCommands)
 	}
@@ -378,7 +378,7 @@ func TestSkillComesBackAfterCompaction(t *testing.T) {
 		{Content: []llm.Block{llmtest.Text("done")}},
 	}})
 	opts := testOptions(t, srv)
-	opts.Env[compact.EnvThresholdOverride] = "5"
+	opts.Env["CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"] = "5"
 	writeFile(t, filepath.Join(opts.Cwd, ".claude", "skills", "release", "SKILL.md"),
 		"---\ndescription: How we release\n---\nRELEASE-STEPS: tag, build, publish.\n")
 	collect(t, context.Background(), "cut a release", opts)
@@ -495,7 +495,7 @@ func TestWhoMayInvokeASkill(t *testing.T) {
 	writeFile(t, filepath.Join(opts.Cwd, ".claude", "skills", "auto-only", "SKILL.md"),
 		"---\ndescription: Background knowledge\nuser-invocable: false\n---\nAUTO-BODY.\n")
 	msgs := collect(t, context.Background(), "/manual", opts)
-	init := msgs[0].(*SystemMessage).Init
+	init := msgs[0].(*agent.SystemMessage).Init
 	if !slices.Equal(init.SlashCommands, []string{"manual"}) || !slices.Equal(init.Skills, []string{"auto-only"}) {
 		t.Errorf("slash_commands %v, skills %v", init.SlashCommands, init.Skills)
 	}
@@ -585,7 +585,7 @@ func TestResumeRestoresAgentsAndNotASkillsModel(t *testing.T) {
 	opts.AgentsJSON = `{"judge": {"description": "Judges code", "prompt": "You judge."}}`
 	writeFile(t, filepath.Join(opts.Cwd, ".claude", "skills", "fast", "SKILL.md"), "---\ndescription: Quick answers\nmodel: haiku\n---\nBe quick.\n")
 	msgs := collect(t, context.Background(), "/fast", opts)
-	id := msgs[len(msgs)-1].(*ResultMessage).SessionID
+	id := msgs[len(msgs)-1].(*agent.ResultMessage).SessionID
 
 	resumed := testOptions(t, srv)
 	resumed.Cwd, resumed.Env = opts.Cwd, opts.Env

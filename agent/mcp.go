@@ -2,47 +2,76 @@ package agent
 
 import (
 	"context"
-	"io"
+	"time"
 
 	"github.com/tackcode/tack/internal/mcp"
-	"github.com/tackcode/tack/internal/mcp/mcpconfig"
-	"github.com/tackcode/tack/internal/runtime"
 )
 
 // Elicitation is an MCP server asking the user for input.
-type Elicitation = mcp.ElicitationRequest
+type Elicitation struct {
+	Server  string
+	Message string
+	// Mode is "form" (answer with Content matching Schema, a JSON Schema)
+	// or "url" (the user visits URL).
+	Mode          string
+	Schema        map[string]any
+	URL           string
+	ElicitationID string
+}
 
 // ElicitationAnswer is the user's answer to an Elicitation.
-type ElicitationAnswer = mcp.ElicitationResult
+type ElicitationAnswer struct {
+	// Action is ElicitAccept (with Content), ElicitDecline or ElicitCancel.
+	Action  string
+	Content map[string]any
+}
+
+// The actions of an ElicitationAnswer.
+const (
+	ElicitAccept  = "accept"
+	ElicitDecline = "decline"
+	ElicitCancel  = "cancel"
+)
 
 // MCPProgress is a progress notification of a running MCP tool call.
-type MCPProgress = mcp.Progress
+type MCPProgress struct {
+	Server string
+	// Tool is the server's own name of the tool; Name is the session's
+	// (mcp__<server>__<tool>).
+	Tool, Name string
+	// ToolUseID is the model's id of the call, when known.
+	ToolUseID string
+	Progress  float64
+	// Total is 0 when unknown.
+	Total   float64
+	Message string
+}
+
+// elicit is the callback as the runtime asks it; nil for none.
+func elicit(cb func(context.Context, Elicitation) (ElicitationAnswer, error)) func(context.Context, mcp.ElicitationRequest) (mcp.ElicitationResult, error) {
+	if cb == nil {
+		return nil
+	}
+	return func(ctx context.Context, e mcp.ElicitationRequest) (mcp.ElicitationResult, error) {
+		a, err := cb(ctx, Elicitation(e))
+		return mcp.ElicitationResult(a), err
+	}
+}
+
+// progress is the callback as the runtime calls it; nil for none.
+func progress(cb func(MCPProgress)) func(mcp.Progress) {
+	if cb == nil {
+		return nil
+	}
+	return func(p mcp.Progress) { cb(MCPProgress(p)) }
+}
 
 // DefaultMCPStartupDeadline is how long the first request waits for MCP
 // servers that are still starting, unless TACK_MCP_STARTUP_DEADLINE_MS or
 // MCP_TIMEOUT says otherwise; slower ones join the session later. Those
 // still starting then are reported (Options.Notify) and are failed in the
 // init message: the first turn runs without them.
-const DefaultMCPStartupDeadline = runtime.DefaultMCPStartupDeadline
-
-// ProbeMCPServer connects to one configured server and reports its status
-// (for `tack mcp list`).
-func ProbeMCPServer(ctx context.Context, srv mcpconfig.Server) (status, detail string) {
-	return runtime.ProbeMCPServer(ctx, srv)
-}
-
-// CallMCPTool connects to one server, calls one of its tools and returns
-// the result's text and whether it is an error (for `tack mcp call`).
-func CallMCPTool(ctx context.Context, srv mcpconfig.Server, toolName string, input []byte) (string, bool, error) {
-	return runtime.CallMCPTool(ctx, srv, toolName, input)
-}
-
-// ServeMCP runs tack's own tools as an MCP server on in and out (`tack mcp
-// serve`) in opts.Cwd. The MCP client decides what to call: tools run
-// without asking.
-func ServeMCP(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
-	return runtime.ServeMCP(ctx, opts.Cwd, in, out)
-}
+const DefaultMCPStartupDeadline = 3 * time.Second
 
 // MCPLogin signs in to the remote MCP server name with OAuth now (the
 // browser flow: its address is given through Notify), then connects to it

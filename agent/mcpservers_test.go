@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
 )
@@ -31,7 +32,7 @@ func TestGoToolsAndTypedMCPServers(t *testing.T) {
 	}})
 	opts := testOptions(t, srv)
 	var cities []string
-	weather := Tool("weather", "Current weather of a city", func(ctx context.Context, in weatherIn) (string, error) {
+	weather := agent.Tool("weather", "Current weather of a city", func(ctx context.Context, in weatherIn) (string, error) {
 		cities = append(cities, in.City)
 		if in.City == "Atlantis" {
 			return "", errors.New("no such city")
@@ -41,9 +42,9 @@ func TestGoToolsAndTypedMCPServers(t *testing.T) {
 	// The first request waits for node to start the server, however busy
 	// the machine.
 	opts.Env["TACK_MCP_STARTUP_DEADLINE_MS"] = "60000"
-	opts.MCPServers = map[string]MCPServerConfig{
-		"utils":      NewSDKServer("utils", weather),
-		"everything": MCPStdioServer{Command: "node", Args: []string{js, "stdio"}},
+	opts.MCPServers = map[string]agent.MCPServerConfig{
+		"utils":      agent.NewSDKServer("utils", weather),
+		"everything": agent.MCPStdioServer{Command: "node", Args: []string{js, "stdio"}},
 	}
 	opts.AllowedTools = []string{"mcp__utils", "mcp__everything"}
 	msgs := collect(t, context.Background(), "what's the weather?", opts)
@@ -73,7 +74,7 @@ func TestGoToolsAndTypedMCPServers(t *testing.T) {
 	if !slices.Equal(cities, []string{"Lyon", "Atlantis"}) {
 		t.Errorf("the Go tool saw %v: an input that breaks its schema must not reach it", cities)
 	}
-	init := msgs[0].(*SystemMessage).Init
+	init := msgs[0].(*agent.SystemMessage).Init
 	var servers []string
 	for _, s := range init.MCPServers {
 		servers = append(servers, s.Name+" "+s.Status)
@@ -87,8 +88,8 @@ func TestGoToolsAndTypedMCPServers(t *testing.T) {
 func TestMCPServerConfigErrors(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Options{})
 	opts := testOptions(t, srv)
-	opts.MCPServers = map[string]MCPServerConfig{"empty": MCPSDKServer{}}
-	for _, err := range Query(context.Background(), "x", opts) {
+	opts.MCPServers = map[string]agent.MCPServerConfig{"empty": agent.MCPSDKServer{}}
+	for _, err := range agent.Query(context.Background(), "x", opts) {
 		if err == nil || !strings.Contains(err.Error(), `MCP server "empty"`) {
 			t.Errorf("err %v", err)
 		}
@@ -98,7 +99,7 @@ func TestMCPServerConfigErrors(t *testing.T) {
 
 func TestMCPLoginNeedsARemoteServer(t *testing.T) {
 	srv := llmtest.New(t)
-	c, err := NewClient(context.Background(), testOptions(t, srv))
+	c, err := agent.NewClient(context.Background(), testOptions(t, srv))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package agent
 import (
 	"encoding/json"
 
-	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/protocol"
 )
 
@@ -16,24 +15,38 @@ type Message interface {
 	MessageType() string
 }
 
-// System message subtypes (SystemMessage.Subtype). Others carry their
-// payload in Fields: "task_started", "task_notification", "status",
-// "hook_started", "hook_response", "compact_boundary",
-// SubtypeSessionStateChanged…
+// System message subtypes (SystemMessage.Subtype). The first three fill
+// parts of SystemMessage; the others carry their payload in Fields.
 const (
-	SubtypeInit             = protocol.SubtypeInit
-	SubtypeAPIRetry         = protocol.SubtypeAPIRetry
-	SubtypePermissionDenied = protocol.SubtypePermissionDenied
-	SubtypeStatus           = protocol.SubtypeStatus
+	SubtypeInit             = "init"
+	SubtypeAPIRetry         = "api_retry"
+	SubtypePermissionDenied = "permission_denied"
+	// SubtypeStatus reports what the session is doing ("compacting").
+	SubtypeStatus = "status"
+	// SubtypeCompactBoundary marks where the conversation was compacted.
+	SubtypeCompactBoundary = "compact_boundary"
+	// SubtypeModelFallback says the fallback model took over.
+	SubtypeModelFallback = "model_fallback"
+	// SubtypeTaskStarted and SubtypeTaskNotification report a background
+	// subagent starting and ending.
+	SubtypeTaskStarted      = "task_started"
+	SubtypeTaskNotification = "task_notification"
+	// SubtypeHookStarted and SubtypeHookResponse report a hook run, with
+	// Options.IncludeHookEvents.
+	SubtypeHookStarted  = "hook_started"
+	SubtypeHookResponse = "hook_response"
+	// SubtypeSessionStateChanged reports the state of a Client (StateRunning…),
+	// with Options.SessionStateMessages.
+	SubtypeSessionStateChanged = "session_state_changed"
 )
 
 // Result subtypes (ResultMessage.Subtype).
 const (
-	ResultSuccess                         = protocol.ResultSuccess
-	ResultErrorMaxTurns                   = protocol.ResultMaxTurns
-	ResultErrorDuringExecution            = protocol.ResultDuringExecution
-	ResultErrorMaxBudgetUSD               = protocol.ResultMaxBudget
-	ResultErrorMaxStructuredOutputRetries = protocol.ResultMaxStructuredOut
+	ResultSuccess                         = "success"
+	ResultErrorMaxTurns                   = "error_max_turns"
+	ResultErrorDuringExecution            = "error_during_execution"
+	ResultErrorMaxBudgetUSD               = "error_max_budget_usd"
+	ResultErrorMaxStructuredOutputRetries = "error_max_structured_output_retries"
 )
 
 // SystemMessage is a type "system" message. Subtype says which of the
@@ -69,7 +82,44 @@ type SystemMessage struct {
 // InitInfo is the description of a session in its init message: working
 // directory, tools, MCP servers and their status, model, permission mode,
 // slash commands, agents, skills, plugins.
-type InitInfo = protocol.Init
+type InitInfo struct {
+	Cwd               string            `json:"cwd"`
+	SessionID         string            `json:"session_id"`
+	Tools             []string          `json:"tools"`
+	MCPServers        []MCPServerStatus `json:"mcp_servers"`
+	Model             string            `json:"model"`
+	PermissionMode    string            `json:"permissionMode"`
+	SlashCommands     []string          `json:"slash_commands"`
+	APIKeySource      string            `json:"apiKeySource"`
+	ClaudeCodeVersion string            `json:"claude_code_version"`
+	OutputStyle       string            `json:"output_style"`
+	Agents            []string          `json:"agents"`
+	Skills            []string          `json:"skills"`
+	Plugins           []PluginInfo      `json:"plugins"`
+	AdditionalDirs    []string          `json:"additional_directories"`
+}
+
+// PluginInfo is a plugin a session loaded: its name and root folder.
+type PluginInfo struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+}
+
+// MCPServerStatus is the state of one MCP server of a session.
+type MCPServerStatus struct {
+	Name string `json:"name"`
+	// Status is "connected", "pending", "failed", "needs-auth" or
+	// "disabled".
+	Status string `json:"status"`
+	// Error says why a server failed or needs authentication; Scope where
+	// its configuration came from.
+	Error string `json:"error,omitempty"`
+	Scope string `json:"scope,omitempty"`
+	// Tools (how many it offers) and Transport ("stdio", "http"…) are for
+	// hosts to show; the init message leaves them out.
+	Tools     int    `json:"-"`
+	Transport string `json:"-"`
+}
 
 // AssistantMessage carries one content block of a model response (the
 // blocks of one response share Message.ID), or a message tack wrote in the
@@ -88,11 +138,39 @@ type AssistantMessage struct {
 
 // APIMessage is an assistant message as the Messages API returned it: id,
 // model, content blocks, stop reason and usage.
-type APIMessage = protocol.APIMessage
+type APIMessage struct {
+	ID           string         `json:"id"`
+	Type         string         `json:"type"` // "message"
+	Role         string         `json:"role"`
+	Model        string         `json:"model"`
+	Content      []ContentBlock `json:"content"`
+	StopReason   *string        `json:"stop_reason"`
+	StopSequence *string        `json:"stop_sequence"`
+	Usage        Usage          `json:"usage"`
+}
 
-// MessageParam is a user message as the Messages API takes it: a role and
-// content blocks.
-type MessageParam = llm.Message
+// Usage is the token accounting of one model response.
+type Usage struct {
+	InputTokens              int64          `json:"input_tokens"`
+	CacheCreationInputTokens int64          `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int64          `json:"cache_read_input_tokens"`
+	OutputTokens             int64          `json:"output_tokens"`
+	CacheCreation            *CacheCreation `json:"cache_creation,omitempty"`
+	ServerToolUse            *ServerToolUse `json:"server_tool_use,omitempty"`
+}
+
+// CacheCreation splits the tokens written to the prompt cache by how long
+// they stay there.
+type CacheCreation struct {
+	Ephemeral5m int64 `json:"ephemeral_5m_input_tokens"`
+	Ephemeral1h int64 `json:"ephemeral_1h_input_tokens"`
+}
+
+// ServerToolUse counts the server-side tool calls billed per use.
+type ServerToolUse struct {
+	WebSearchRequests int64 `json:"web_search_requests"`
+	WebFetchRequests  int64 `json:"web_fetch_requests"`
+}
 
 // UserMessage is a user message: the results of tool calls, or a prompt.
 type UserMessage struct {
@@ -149,13 +227,34 @@ type ResultMessage struct {
 }
 
 // ResultUsage is the token usage summed over a prompt's requests.
-type ResultUsage = protocol.ResultUsage
+type ResultUsage struct {
+	InputTokens              int64         `json:"input_tokens"`
+	CacheCreationInputTokens int64         `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int64         `json:"cache_read_input_tokens"`
+	OutputTokens             int64         `json:"output_tokens"`
+	ServerToolUse            ServerToolUse `json:"server_tool_use"`
+	CacheCreation            CacheCreation `json:"cache_creation"`
+}
 
-// ModelUsage is a result's accounting of one model: tokens, cost, window.
-type ModelUsage = protocol.ModelUsage
+// ModelUsage is a result's accounting of one model: tokens, cost, and the
+// model's context window and output limit.
+type ModelUsage struct {
+	InputTokens              int64   `json:"inputTokens"`
+	OutputTokens             int64   `json:"outputTokens"`
+	CacheReadInputTokens     int64   `json:"cacheReadInputTokens"`
+	CacheCreationInputTokens int64   `json:"cacheCreationInputTokens"`
+	WebSearchRequests        int64   `json:"webSearchRequests"`
+	CostUSD                  float64 `json:"costUSD"`
+	ContextWindow            int     `json:"contextWindow"`
+	MaxOutputTokens          int     `json:"maxOutputTokens"`
+}
 
 // PermissionDenial is one tool call that was not allowed to run.
-type PermissionDenial = protocol.PermissionDenial
+type PermissionDenial struct {
+	ToolName  string          `json:"tool_name"`
+	ToolUseID string          `json:"tool_use_id"`
+	ToolInput json.RawMessage `json:"tool_input"`
+}
 
 func (*SystemMessage) MessageType() string    { return "system" }
 func (*AssistantMessage) MessageType() string { return "assistant" }
@@ -164,29 +263,105 @@ func (*StreamEvent) MessageType() string      { return "stream_event" }
 func (*ResultMessage) MessageType() string    { return "result" }
 
 // MarshalJSON writes the message flat, as {"type":"system","subtype":…,…}.
-func (m *SystemMessage) MarshalJSON() ([]byte, error) { return (*protocol.System)(m).MarshalJSON() }
+func (m *SystemMessage) MarshalJSON() ([]byte, error) {
+	rm := protocol.System{Subtype: m.Subtype, SessionID: m.SessionID, UUID: m.UUID,
+		Attempt: m.Attempt, MaxRetries: m.MaxRetries, RetryDelayMS: m.RetryDelayMS, ErrorStatus: m.ErrorStatus, Error: m.Error,
+		ToolName: m.ToolName, ToolUseID: m.ToolUseID, Reason: m.Reason, Fields: m.Fields}
+	if m.Init != nil {
+		rm.Init = m.Init.protocol()
+	}
+	return rm.MarshalJSON()
+}
 
 // Text returns the final text, or "" on error.
-func (r *ResultMessage) Text() string { return (*protocol.Result)(r).Text() }
+func (r *ResultMessage) Text() string {
+	if r.Result == nil {
+		return ""
+	}
+	return *r.Result
+}
 
 // CostReport renders the spend as a /cost command shows it: total cost,
 // durations, and the usage of each model.
-func (r *ResultMessage) CostReport() string { return (*protocol.Result)(r).CostReport() }
+func (r *ResultMessage) CostReport() string {
+	usage := make(map[string]protocol.ModelUsage, len(r.ModelUsage))
+	for model, u := range r.ModelUsage {
+		usage[model] = protocol.ModelUsage(u)
+	}
+	rr := protocol.Result{TotalCostUSD: r.TotalCostUSD, DurationMS: r.DurationMS, DurationAPIMS: r.DurationAPIMS, ModelUsage: usage}
+	return rr.CostReport()
+}
 
-// publicMessage is a message of the runtime as this package's type (the
-// same value: the types share their layout).
+// publicMessage is a message of the runtime as this package's type: a
+// copy, so that what the caller does with it stays out of the session.
 func publicMessage(m protocol.Message) Message {
 	switch m := m.(type) {
 	case *protocol.System:
-		return (*SystemMessage)(m)
+		out := &SystemMessage{Subtype: m.Subtype, SessionID: m.SessionID, UUID: m.UUID,
+			Attempt: m.Attempt, MaxRetries: m.MaxRetries, RetryDelayMS: m.RetryDelayMS, ErrorStatus: m.ErrorStatus, Error: m.Error,
+			ToolName: m.ToolName, ToolUseID: m.ToolUseID, Reason: m.Reason, Fields: m.Fields}
+		if m.Init != nil {
+			out.Init = initInfoOf(*m.Init)
+		}
+		return out
 	case *protocol.Assistant:
-		return (*AssistantMessage)(m)
+		return &AssistantMessage{Type: m.Type, Message: apiMessageOf(m.Message), ParentToolUseID: m.ParentToolUseID,
+			SessionID: m.SessionID, UUID: m.UUID, RequestID: m.RequestID, Error: m.Error}
 	case *protocol.User:
-		return (*UserMessage)(m)
+		return &UserMessage{Type: m.Type, Message: messageOf(m.Message), ParentToolUseID: m.ParentToolUseID,
+			SessionID: m.SessionID, UUID: m.UUID, ToolUseResult: m.ToolUseResult, IsSynthetic: m.IsSynthetic, IsReplay: m.IsReplay}
 	case *protocol.StreamEvent:
 		return (*StreamEvent)(m)
 	case *protocol.Result:
-		return (*ResultMessage)(m)
+		out := &ResultMessage{Type: m.Type, Subtype: m.Subtype, IsError: m.IsError, Result: m.Result, Errors: m.Errors,
+			SessionID: m.SessionID, UUID: m.UUID, NumTurns: m.NumTurns, DurationMS: m.DurationMS, DurationAPIMS: m.DurationAPIMS,
+			TotalCostUSD: m.TotalCostUSD, Usage: resultUsageOf(m.Usage), PermissionDenials: convert(m.PermissionDenials, func(d protocol.PermissionDenial) PermissionDenial { return PermissionDenial(d) }),
+			StopReason: m.StopReason, TerminalReason: m.TerminalReason, StructuredOutput: m.StructuredOutput}
+		if m.ModelUsage != nil {
+			out.ModelUsage = make(map[string]ModelUsage, len(m.ModelUsage))
+			for model, u := range m.ModelUsage {
+				out.ModelUsage[model] = ModelUsage(u)
+			}
+		}
+		return out
 	}
 	return m
+}
+
+func initInfoOf(in protocol.Init) *InitInfo {
+	return &InitInfo{Cwd: in.Cwd, SessionID: in.SessionID, Tools: in.Tools, MCPServers: convert(in.MCPServers, mcpStatusOf),
+		Model: in.Model, PermissionMode: in.PermissionMode, SlashCommands: in.SlashCommands, APIKeySource: in.APIKeySource,
+		ClaudeCodeVersion: in.ClaudeCodeVersion, OutputStyle: in.OutputStyle, Agents: in.Agents, Skills: in.Skills,
+		Plugins: convert(in.Plugins, func(p protocol.Plugin) PluginInfo { return PluginInfo(p) }), AdditionalDirs: in.AdditionalDirs}
+}
+
+// protocol is i as the runtime's, for its encoding.
+func (i *InitInfo) protocol() *protocol.Init {
+	return &protocol.Init{Cwd: i.Cwd, SessionID: i.SessionID, Tools: i.Tools,
+		MCPServers: convert(i.MCPServers, func(s MCPServerStatus) protocol.MCPServerStatus { return protocol.MCPServerStatus(s) }),
+		Model:      i.Model, PermissionMode: i.PermissionMode, SlashCommands: i.SlashCommands, APIKeySource: i.APIKeySource,
+		ClaudeCodeVersion: i.ClaudeCodeVersion, OutputStyle: i.OutputStyle, Agents: i.Agents, Skills: i.Skills,
+		Plugins: convert(i.Plugins, func(p PluginInfo) protocol.Plugin { return protocol.Plugin(p) }), AdditionalDirs: i.AdditionalDirs}
+}
+
+func mcpStatusOf(s protocol.MCPServerStatus) MCPServerStatus { return MCPServerStatus(s) }
+
+func apiMessageOf(m protocol.APIMessage) APIMessage {
+	out := APIMessage{ID: m.ID, Type: m.Type, Role: string(m.Role), Model: m.Model, Content: blocksOf(m.Content),
+		StopReason: m.StopReason, StopSequence: m.StopSequence,
+		Usage: Usage{InputTokens: m.Usage.InputTokens, CacheCreationInputTokens: m.Usage.CacheCreationInputTokens,
+			CacheReadInputTokens: m.Usage.CacheReadInputTokens, OutputTokens: m.Usage.OutputTokens}}
+	if c := m.Usage.CacheCreation; c != nil {
+		out.Usage.CacheCreation = &CacheCreation{Ephemeral5m: c.Ephemeral5m, Ephemeral1h: c.Ephemeral1h}
+	}
+	if u := m.Usage.ServerToolUse; u != nil {
+		out.Usage.ServerToolUse = &ServerToolUse{WebSearchRequests: u.WebSearchRequests, WebFetchRequests: u.WebFetchRequests}
+	}
+	return out
+}
+
+func resultUsageOf(u protocol.ResultUsage) ResultUsage {
+	return ResultUsage{InputTokens: u.InputTokens, CacheCreationInputTokens: u.CacheCreationInputTokens,
+		CacheReadInputTokens: u.CacheReadInputTokens, OutputTokens: u.OutputTokens,
+		ServerToolUse: ServerToolUse(u.ServerToolUse), CacheCreation: CacheCreation(u.CacheCreation)}
 }

@@ -7,7 +7,6 @@ import (
 	"net/http"
 
 	"github.com/tackcode/tack/internal/runtime"
-	"github.com/tackcode/tack/internal/tool"
 )
 
 // PermissionMode says how tool calls that no rule decides are treated.
@@ -201,24 +200,21 @@ type Options struct {
 	// Logger receives diagnostics (what Notify receives, as warnings); nil
 	// discards them.
 	Logger *slog.Logger
-	// extraTools are more tools, offered beside the built-in ones. The
-	// public form (in-process tools declared in Go, MCP tools) comes with
-	// the SDK and MCP work; tests use this.
-	extraTools []tool.Tool
 	// Entrypoint is recorded in transcripts ("cli", "sdk-go"…); "" means "sdk-go".
 	Entrypoint string
 
 	// SessionStateMessages makes a Client yield system messages of subtype
 	// session_state_changed: "running" when it starts on queued prompts,
 	// "idle" after the result of the last one (the stream-json protocol's
-	// run boundaries).
+	// run boundaries), and "requires_action" while CanUseTool decides a
+	// call ("running" again once it has).
 	SessionStateMessages bool
 }
 
 // MaxStructuredOutputRetries is how many times a model that ends its turn
 // without giving the structured output (Options.JSONSchema) is reminded;
 // after that the result's subtype is error_max_structured_output_retries.
-const MaxStructuredOutputRetries = runtime.MaxStructuredRetries
+const MaxStructuredOutputRetries = 5
 
 // CanUseTool decides a tool call that would need approval.
 type CanUseTool func(ctx context.Context, toolName string, input json.RawMessage, info ToolPermissionContext) (PermissionResult, error)
@@ -265,12 +261,12 @@ func (o Options) config() (runtime.Config, error) {
 		MaxTurns: o.MaxTurns, MaxBudgetUSD: o.MaxBudgetUSD, Betas: o.Betas, Untrusted: o.Untrusted,
 		Hooks: callbackHooks(o.Hooks), IncludeHookEvents: o.IncludeHookEvents,
 		Agents: agentDefs(o.Agents), JSONSchema: o.JSONSchema,
-		MCPServers: mcpServers, InProcessMCP: inProcess, Sandbox: o.Sandbox, FileCheckpointing: o.FileCheckpointing,
+		MCPServers: mcpServers, InProcessMCP: inProcess, Sandbox: o.Sandbox.sandbox(), FileCheckpointing: o.FileCheckpointing,
 		Approve:       o.CanUseTool.approve(),
-		OnElicitation: o.OnElicitation, OnMCPProgress: o.OnMCPProgress,
+		OnElicitation: elicit(o.OnElicitation), OnMCPProgress: progress(o.OnMCPProgress),
 		Notify: o.Notify, Logger: o.Logger, IncludePartialMessages: o.IncludePartialMessages,
 		NoSessionPersistence: o.NoSessionPersistence, Env: o.Env, HTTPClient: o.HTTPClient,
-		ExtraTools: o.extraTools, Entrypoint: o.Entrypoint,
+		Entrypoint: o.Entrypoint,
 	}
 	return cfg, nil
 }

@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"fmt"
+
+	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/runtime"
-	"github.com/tackcode/tack/internal/sandbox"
 )
 
 // PermissionUpdate changes the session's permissions: a CanUseTool answer
@@ -37,6 +39,17 @@ func (r PermissionRuleValue) String() string {
 	return r.ToolName + "(" + r.RuleContent + ")"
 }
 
+// ParsePermissionRule reads a rule as settings files write it
+// ("Bash(git push:*)", "Read", "mcp__github"), checking it against the
+// rule grammar.
+func ParsePermissionRule(text string) (PermissionRuleValue, error) {
+	r, err := permission.ParseRule(text)
+	if err != nil {
+		return PermissionRuleValue{}, fmt.Errorf("rule %q: %w", text, err)
+	}
+	return PermissionRuleValue{ToolName: r.Tool, RuleContent: r.Specifier}, nil
+}
+
 // UpdatePermissions changes the session's permissions for the rest of it.
 func (c *Client) UpdatePermissions(ups ...PermissionUpdate) error {
 	return c.s.ApplyPermissionUpdates(permissionUpdates(ups))
@@ -58,6 +71,3 @@ func permissionUpdates(ups []PermissionUpdate) []runtime.PermissionUpdate {
 	}
 	return out
 }
-
-// SandboxSettings is the settings' "sandbox" (Claude Code's keys).
-type SandboxSettings = sandbox.Settings

@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
 )
@@ -36,13 +37,13 @@ func TestSandboxedBash(t *testing.T) {
 		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": "touch /dev/null; echo x > " + steered})),
 		llmtest.Reply(llmtest.Text("done")))
 	opts := testOptions(t, srv)
-	opts.Sandbox = &SandboxSettings{Enabled: true, ExcludedCommands: []string{"touch"}}
+	opts.Sandbox = &agent.SandboxSettings{Enabled: true, ExcludedCommands: []string{"touch"}}
 	// touch alone runs outside the sandbox: it is asked about, the others
 	// not (the last one, steered with a second command, stays inside).
 	var asked []string
-	opts.CanUseTool = func(_ context.Context, _ string, input json.RawMessage, _ ToolPermissionContext) (PermissionResult, error) {
+	opts.CanUseTool = func(_ context.Context, _ string, input json.RawMessage, _ agent.ToolPermissionContext) (agent.PermissionResult, error) {
 		asked = append(asked, string(input))
-		return PermissionResult{Allow: true}, nil
+		return agent.PermissionResult{Allow: true}, nil
 	}
 	collect(t, context.Background(), "work", opts)
 	if len(asked) != 1 || !strings.Contains(asked[0], "touch "+outside) {
@@ -97,13 +98,13 @@ func TestSandboxProtectsWhatRunsLater(t *testing.T) {
 		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": "echo ok > notes.txt && git add notes.txt && git -c user.name=a -c user.email=a@b commit -qm notes && echo committed"})),
 		llmtest.Reply(llmtest.Text("done")))
 	opts := testOptions(t, srv)
-	opts.Sandbox = &SandboxSettings{Enabled: true}
+	opts.Sandbox = &agent.SandboxSettings{Enabled: true}
 	gitRepo(t, opts.Cwd)
 	os.RemoveAll(filepath.Join(opts.Cwd, ".git", "hooks"))
 	writeFile(t, filepath.Join(opts.Cwd, ".claude", "settings.json"), "{}\n")
 	config, _ := os.ReadFile(filepath.Join(opts.Cwd, ".git", "config"))
 	msgs := collect(t, context.Background(), "work", opts)
-	if last, ok := msgs[len(msgs)-1].(*ResultMessage); !ok || last.IsError {
+	if last, ok := msgs[len(msgs)-1].(*agent.ResultMessage); !ok || last.IsError {
 		t.Errorf("the session did not go on to its result: %#v", msgs[len(msgs)-1])
 	}
 	reqs := srv.Requests()
@@ -140,11 +141,11 @@ func TestSandboxUnsandboxedCall(t *testing.T) {
 				llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "echo x > " + outside, "dangerouslyDisableSandbox": true})),
 				llmtest.Reply(llmtest.Text("done")))
 			opts := testOptions(t, srv)
-			opts.Sandbox = &SandboxSettings{Enabled: true, AllowUnsandboxedCommands: &allow}
+			opts.Sandbox = &agent.SandboxSettings{Enabled: true, AllowUnsandboxedCommands: &allow}
 			asked := 0
-			opts.CanUseTool = func(context.Context, string, json.RawMessage, ToolPermissionContext) (PermissionResult, error) {
+			opts.CanUseTool = func(context.Context, string, json.RawMessage, agent.ToolPermissionContext) (agent.PermissionResult, error) {
 				asked++
-				return PermissionResult{Allow: true}, nil
+				return agent.PermissionResult{Allow: true}, nil
 			}
 			collect(t, context.Background(), "work", opts)
 			_, err := os.Stat(outside)
@@ -164,7 +165,7 @@ func TestSandboxUnsandboxedCall(t *testing.T) {
 func TestSandboxBackends(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("ok")))
 	opts := testOptions(t, srv)
-	opts.Sandbox = &SandboxSettings{Enabled: true}
+	opts.Sandbox = &agent.SandboxSettings{Enabled: true}
 	t.Setenv("PATH", t.TempDir()) // no bwrap there
 	var notices []string
 	opts.Notify = func(m string) { notices = append(notices, m) }
@@ -174,7 +175,7 @@ func TestSandboxBackends(t *testing.T) {
 	}
 
 	opts.Env["TACK_SANDBOX"] = "bwrap"
-	for _, err := range Query(context.Background(), "x", opts) {
+	for _, err := range agent.Query(context.Background(), "x", opts) {
 		if err == nil || !strings.Contains(err.Error(), "bubblewrap") {
 			t.Errorf("err %v", err)
 		}
@@ -197,7 +198,7 @@ func TestSandboxedWorktreeAgentWritesItsWorktree(t *testing.T) {
 	}})
 	opts := testOptions(t, srv)
 	opts.Env["XDG_CACHE_HOME"] = t.TempDir()
-	opts.Sandbox = &SandboxSettings{Enabled: true}
+	opts.Sandbox = &agent.SandboxSettings{Enabled: true}
 	gitRepo(t, opts.Cwd)
 	collect(t, context.Background(), "isolate", opts)
 	child := requestsFor(srv, "WT-SANDBOX")
@@ -221,7 +222,7 @@ func TestSandboxedSkillInjection(t *testing.T) {
 	defer os.Remove(marker.Name())
 	srv := llmtest.Start(t, llmtest.Options{Turns: []llmtest.Turn{turnFor("probe is running", llmtest.Text("seen"))}})
 	opts := testOptions(t, srv)
-	opts.Sandbox = &SandboxSettings{Enabled: true}
+	opts.Sandbox = &agent.SandboxSettings{Enabled: true}
 	writeFile(t, filepath.Join(opts.Cwd, ".claude", "commands", "probe.md"),
 		"---\ndescription: Probe\n---\nResult: !`ls "+marker.Name()+" 2>&1`\n")
 	collect(t, context.Background(), "/probe", opts)

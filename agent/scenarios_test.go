@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
 )
@@ -26,9 +27,9 @@ func TestScenarioBashRoundTrip(t *testing.T) {
 		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": "echo made > made.txt && cat made.txt"})),
 		llmtest.Reply(llmtest.Text("made it")))
 	opts := testOptions(t, srv)
-	opts.PermissionMode = PermissionBypass
+	opts.PermissionMode = agent.PermissionBypass
 	msgs := collect(t, context.Background(), "make a file", opts)
-	if r := msgs[len(msgs)-1].(*ResultMessage); r.Text() != "made it" || r.NumTurns != 2 {
+	if r := msgs[len(msgs)-1].(*agent.ResultMessage); r.Text() != "made it" || r.NumTurns != 2 {
 		t.Fatalf("result %+v", r)
 	}
 	if data, err := os.ReadFile(filepath.Join(opts.Cwd, "made.txt")); err != nil || string(data) != "made\n" {
@@ -43,11 +44,11 @@ func TestScenarioResumeBySessionID(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("noted: PELICAN")), llmtest.Reply(llmtest.Text("PELICAN")))
 	opts := testOptions(t, srv)
 	msgs := collect(t, context.Background(), "remember PELICAN", opts)
-	id := msgs[len(msgs)-1].(*ResultMessage).SessionID
+	id := msgs[len(msgs)-1].(*agent.ResultMessage).SessionID
 	again := opts
 	again.Resume = id
 	msgs = collect(t, context.Background(), "which word?", again)
-	if r := msgs[len(msgs)-1].(*ResultMessage); r.SessionID != id || r.Text() != "PELICAN" {
+	if r := msgs[len(msgs)-1].(*agent.ResultMessage); r.SessionID != id || r.Text() != "PELICAN" {
 		t.Errorf("resumed result %+v", r)
 	}
 	if body := string(srv.Requests()[1].Body); !strings.Contains(body, "remember PELICAN") {
@@ -61,7 +62,7 @@ func TestScenarioPartialMessages(t *testing.T) {
 	opts.IncludePartialMessages = true
 	var deltas strings.Builder
 	for _, m := range collect(t, context.Background(), "stream", opts) {
-		if e, ok := m.(*StreamEvent); ok {
+		if e, ok := m.(*agent.StreamEvent); ok {
 			var ev struct {
 				Type  string `json:"type"`
 				Delta struct {
@@ -84,8 +85,8 @@ func TestScenarioInterruptStopsALongBashPromptly(t *testing.T) {
 		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": "sleep 120"})),
 		llmtest.Reply(llmtest.Text("still usable")))
 	opts := testOptions(t, srv)
-	opts.PermissionMode = PermissionBypass
-	c, err := NewClient(context.Background(), opts)
+	opts.PermissionMode = agent.PermissionBypass
+	c, err := agent.NewClient(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,12 +98,12 @@ func TestScenarioInterruptStopsALongBashPromptly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a, ok := m.(*AssistantMessage); ok && a.Message.Content[0].Type == llm.TypeToolUse {
+		if a, ok := m.(*agent.AssistantMessage); ok && a.Message.Content[0].Type == llm.TypeToolUse {
 			c.Interrupt()
 		}
 		// The command was stopped, not waited for: the run ends aborted
 		// while it would still be sleeping.
-		if r, ok := m.(*ResultMessage); ok && (!r.IsError || r.TerminalReason != "aborted_tools") {
+		if r, ok := m.(*agent.ResultMessage); ok && (!r.IsError || r.TerminalReason != "aborted_tools") {
 			t.Errorf("interrupted result %+v", r)
 		}
 	}
@@ -113,7 +114,7 @@ func TestScenarioInterruptStopsALongBashPromptly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r, ok := m.(*ResultMessage); ok && r.Text() != "still usable" {
+		if r, ok := m.(*agent.ResultMessage); ok && r.Text() != "still usable" {
 			t.Errorf("after the interrupt: %+v", r)
 		}
 	}
@@ -124,10 +125,10 @@ func TestScenarioMaxTurns(t *testing.T) {
 		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": "echo again"})),
 		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": "echo again"})))
 	opts := testOptions(t, srv)
-	opts.PermissionMode = PermissionBypass
+	opts.PermissionMode = agent.PermissionBypass
 	opts.MaxTurns = 1
 	msgs := collect(t, context.Background(), "loop", opts)
-	r := msgs[len(msgs)-1].(*ResultMessage)
+	r := msgs[len(msgs)-1].(*agent.ResultMessage)
 	if r.Subtype != "error_max_turns" || !r.IsError || len(srv.Requests()) != 1 {
 		t.Errorf("result %+v after %d requests", r, len(srv.Requests()))
 	}
@@ -138,14 +139,14 @@ func TestScenarioHookThatDenies(t *testing.T) {
 		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": "rm -rf build"})),
 		llmtest.Reply(llmtest.Text("could not")))
 	opts := testOptions(t, srv)
-	opts.PermissionMode = PermissionBypass
+	opts.PermissionMode = agent.PermissionBypass
 	var saw string
-	opts.Hooks = map[HookEvent][]HookMatcher{HookPreToolUse: {{Matcher: "Bash", Hooks: []HookCallback{
-		func(_ context.Context, in HookInput, _ json.RawMessage) (*HookOutput, error) {
+	opts.Hooks = map[agent.HookEvent][]agent.HookMatcher{agent.HookPreToolUse: {{Matcher: "Bash", Hooks: []agent.HookCallback{
+		func(_ context.Context, in agent.HookInput, _ json.RawMessage) (*agent.HookOutput, error) {
 			var args struct{ Command string }
-			json.Unmarshal(in.(*PreToolUseHookInput).ToolInput, &args)
+			json.Unmarshal(in.(*agent.PreToolUseHookInput).ToolInput, &args)
 			saw = args.Command
-			return &HookOutput{HookSpecificOutput: &HookSpecificOutput{HookEventName: HookPreToolUse,
+			return &agent.HookOutput{HookSpecificOutput: &agent.HookSpecificOutput{HookEventName: agent.HookPreToolUse,
 				PermissionDecision: "deny", PermissionDecisionReason: "no deleting in this repo"}}, nil
 		}}}}}
 	if err := os.Mkdir(filepath.Join(opts.Cwd, "build"), 0o755); err != nil {
@@ -162,7 +163,7 @@ func TestScenarioHookThatDenies(t *testing.T) {
 	if len(res) != 1 || !res[0].IsError || !strings.Contains(llm.TextOf(res[0].Content), "no deleting in this repo") {
 		t.Errorf("tool result %+v", res)
 	}
-	if r := msgs[len(msgs)-1].(*ResultMessage); len(r.PermissionDenials) != 1 || r.PermissionDenials[0].ToolName != "Bash" {
+	if r := msgs[len(msgs)-1].(*agent.ResultMessage); len(r.PermissionDenials) != 1 || r.PermissionDenials[0].ToolName != "Bash" {
 		t.Errorf("permission_denials %+v", r.PermissionDenials)
 	}
 }

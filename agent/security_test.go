@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
 )
@@ -70,12 +71,12 @@ func TestShippedRepositoryRunsNothing(t *testing.T) {
 	attacks := []string{"git -C vendor/evil status", "cd vendor/evil && git status", "git --git-dir=vendor/evil status"}
 	for _, tc := range []struct {
 		name    string
-		mode    PermissionMode
+		mode    agent.PermissionMode
 		allowed []string
 	}{
-		{"default mode", PermissionDefault, nil},
-		{"plan mode", PermissionPlan, nil},
-		{"allow rule", PermissionDefault, []string{"Bash(git status *)", "Bash(git *)"}},
+		{"default mode", agent.PermissionDefault, nil},
+		{"plan mode", agent.PermissionPlan, nil},
+		{"allow rule", agent.PermissionDefault, []string{"Bash(git status *)", "Bash(git *)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, canary := securityProject(t)
@@ -121,7 +122,7 @@ func TestDenyRulesHoldInBypassMode(t *testing.T) {
 	replies = append(replies, llmtest.Reply(llmtest.Text("done")))
 	srv := llmtest.New(t, replies...)
 	opts := testOptions(t, srv)
-	opts.Cwd, opts.PermissionMode, opts.DisallowedTools = dir, PermissionBypass, []string{"Read(./.env)"}
+	opts.Cwd, opts.PermissionMode, opts.DisallowedTools = dir, agent.PermissionBypass, []string{"Read(./.env)"}
 	collect(t, context.Background(), "find the token", opts)
 	reqs := srv.Requests()
 	for i, a := range attacks {

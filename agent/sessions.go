@@ -8,22 +8,74 @@ import (
 )
 
 // SessionInfo describes a stored session.
-type SessionInfo = session.Info
+type SessionInfo struct {
+	ID string
+	// Path is the transcript; "" for a session folder without one.
+	Path string
+	// Name is the custom title: what Options.Resume matches by name.
+	Name string
+	// Summary is what a listing shows: the title, else the last prompt,
+	// else a summary record, else the first prompt.
+	Summary     string
+	Cwd         string
+	GitBranch   string
+	Tag         string
+	FirstPrompt string
+	LastPrompt  string
+	Created     time.Time
+	Modified    time.Time
+	Size        int64
+	// Messages counts the user and assistant messages. Transcripts over
+	// 128 KiB are read only at the head and tail, and the count is then
+	// estimated from them (MessagesEstimated).
+	Messages          int
+	MessagesEstimated bool
+	// CostUSD and Model are what the session spent and last used, when it
+	// recorded them.
+	CostUSD float64
+	Model   string
+	// Hidden sessions are left out of ListSessions (a subagent's
+	// transcript, a session without a transcript); PurgeSessions sees them.
+	Hidden bool
+}
+
+// SessionsDir is the folder the sessions of opts.Cwd (the process's working
+// directory by default) are stored in: ~/.claude/projects/ and the folder's
+// path as a name, or the same under CLAUDE_CONFIG_DIR. A host keeps its own
+// per-folder files (a prompt history…) beside them.
+func SessionsDir(opts Options) (string, error) { return runtime.ProjectDir(opts.Cwd, opts.Env) }
 
 // ListSessions lists the sessions of opts.Cwd (the process's working
 // directory by default), newest first.
 func ListSessions(opts Options) ([]SessionInfo, error) {
-	dir, err := runtime.ProjectDir(opts.Cwd, opts.Env)
+	dir, err := SessionsDir(opts)
 	if err != nil {
 		return nil, err
 	}
-	return session.List(dir)
+	list, err := session.List(dir)
+	return convert(list, func(in session.Info) SessionInfo { return SessionInfo(in) }), err
+}
+
+// SessionMessages returns the conversation of the stored session id of
+// opts.Cwd as a resume gives it to the model: its messages in order, the
+// summary of a compaction in place of what it replaced. An error wraps
+// fs.ErrNotExist when the session has written no transcript (yet).
+func SessionMessages(opts Options, id string) ([]MessageParam, error) {
+	dir, err := SessionsDir(opts)
+	if err != nil {
+		return nil, err
+	}
+	t, err := session.LoadSession(dir, id)
+	if err != nil {
+		return nil, err
+	}
+	return convert(t.Messages, messageOf), nil
 }
 
 // PurgeSessions deletes the sessions of opts.Cwd last changed before
 // cutoff (all of them when cutoff is zero) and returns their ids.
 func PurgeSessions(opts Options, cutoff time.Time) ([]string, error) {
-	dir, err := runtime.ProjectDir(opts.Cwd, opts.Env)
+	dir, err := SessionsDir(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +86,7 @@ func PurgeSessions(opts Options, cutoff time.Time) ([]string, error) {
 
 // RenameSession names a stored session of opts.Cwd.
 func RenameSession(opts Options, id, name string) error {
-	dir, err := runtime.ProjectDir(opts.Cwd, opts.Env)
+	dir, err := SessionsDir(opts)
 	if err != nil {
 		return err
 	}

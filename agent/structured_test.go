@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
 )
@@ -22,9 +23,9 @@ func TestStructuredOutputIsValidatedAndReturned(t *testing.T) {
 	opts := testOptions(t, srv)
 	opts.JSONSchema = json.RawMessage(citySchema)
 	msgs := collect(t, context.Background(), "which city?", opts)
-	var results []*ResultMessage
+	var results []*agent.ResultMessage
 	for _, m := range msgs {
-		if r, ok := m.(*ResultMessage); ok {
+		if r, ok := m.(*agent.ResultMessage); ok {
 			results = append(results, r)
 		}
 	}
@@ -52,15 +53,15 @@ func TestStructuredOutputIsValidatedAndReturned(t *testing.T) {
 
 func TestStructuredOutputGivesUp(t *testing.T) {
 	var turns []llmtest.Turn
-	for range MaxStructuredOutputRetries + 1 {
+	for range agent.MaxStructuredOutputRetries + 1 {
 		turns = append(turns, llmtest.Turn{Content: []llm.Block{llmtest.Text("prose only")}})
 	}
 	srv := llmtest.Start(t, llmtest.Options{Turns: turns})
 	opts := testOptions(t, srv)
 	opts.JSONSchema = json.RawMessage(citySchema)
 	msgs := collect(t, context.Background(), "which city?", opts)
-	r := msgs[len(msgs)-1].(*ResultMessage)
-	if !r.IsError || r.Subtype != "error_max_structured_output_retries" || len(srv.Requests()) != MaxStructuredOutputRetries+1 {
+	r := msgs[len(msgs)-1].(*agent.ResultMessage)
+	if !r.IsError || r.Subtype != "error_max_structured_output_retries" || len(srv.Requests()) != agent.MaxStructuredOutputRetries+1 {
 		t.Errorf("result %+v after %d requests", r, len(srv.Requests()))
 	}
 }
@@ -69,7 +70,7 @@ func TestStructuredOutputNeedsAnObjectSchema(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Options{})
 	opts := testOptions(t, srv)
 	opts.JSONSchema = json.RawMessage(`{"type":"string"}`)
-	for _, err := range Query(context.Background(), "x", opts) {
+	for _, err := range agent.Query(context.Background(), "x", opts) {
 		if err == nil || !strings.Contains(err.Error(), "--json-schema") {
 			t.Errorf("err %v", err)
 		}

@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
 )
@@ -53,11 +54,11 @@ func TestSubagentHasItsOwnPromptToolsAndContext(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Options{Turns: turns})
 	opts := testOptions(t, srv)
 	os.WriteFile(filepath.Join(opts.Cwd, "a.txt"), []byte("alpha\n"), 0o644)
-	opts.Agents = map[string]AgentDefinition{"reviewer": {
+	opts.Agents = map[string]agent.AgentDefinition{"reviewer": {
 		Description: "Reviews code", Prompt: "You are the REVIEWER agent.", Tools: []string{"Read", "Grep"}}}
 	var mu sync.Mutex
 	var hookAgents []string
-	record := func(_ context.Context, in HookInput, payload json.RawMessage) (*HookOutput, error) {
+	record := func(_ context.Context, in agent.HookInput, payload json.RawMessage) (*agent.HookOutput, error) {
 		var p struct {
 			Event     string `json:"hook_event_name"`
 			AgentID   string `json:"agent_id"`
@@ -70,10 +71,10 @@ func TestSubagentHasItsOwnPromptToolsAndContext(t *testing.T) {
 		mu.Unlock()
 		return nil, nil
 	}
-	opts.Hooks = map[HookEvent][]HookMatcher{
-		HookPreToolUse:    {{Hooks: []HookCallback{record}}},
-		HookSubagentStart: {{Hooks: []HookCallback{record}}},
-		HookSubagentStop:  {{Hooks: []HookCallback{record}}},
+	opts.Hooks = map[agent.HookEvent][]agent.HookMatcher{
+		agent.HookPreToolUse:    {{Hooks: []agent.HookCallback{record}}},
+		agent.HookSubagentStart: {{Hooks: []agent.HookCallback{record}}},
+		agent.HookSubagentStop:  {{Hooks: []agent.HookCallback{record}}},
 	}
 	msgs := collect(t, context.Background(), "please review", opts)
 
@@ -114,11 +115,11 @@ func TestSubagentHasItsOwnPromptToolsAndContext(t *testing.T) {
 	var nested, started, notified int
 	for _, m := range msgs {
 		switch m := m.(type) {
-		case *AssistantMessage:
+		case *agent.AssistantMessage:
 			if m.ParentToolUseID != nil && *m.ParentToolUseID == agentUse {
 				nested++
 			}
-		case *SystemMessage:
+		case *agent.SystemMessage:
 			switch m.Subtype {
 			case "task_started":
 				started++
@@ -146,7 +147,7 @@ func TestSubagentHasItsOwnPromptToolsAndContext(t *testing.T) {
 		t.Errorf("hooks saw\n%q\nwant\n%q", hookAgents, want)
 	}
 
-	res := msgs[len(msgs)-1].(*ResultMessage)
+	res := msgs[len(msgs)-1].(*agent.ResultMessage)
 	if res.Usage.InputTokens != 3002 || res.Usage.OutputTokens != 302 {
 		t.Errorf("result usage %+v, want the subagent's 3000/300 included", res.Usage)
 	}
@@ -241,7 +242,7 @@ func TestWorktreeSubagentLeavesTheMainTreeAlone(t *testing.T) {
 		turnFor("isolate", llmtest.Text("ok")),
 	}})
 	opts := testOptions(t, srv)
-	opts.PermissionMode = PermissionAcceptEdits
+	opts.PermissionMode = agent.PermissionAcceptEdits
 	opts.Env["XDG_CACHE_HOME"] = t.TempDir()
 	repo := opts.Cwd
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "init"}} {
@@ -278,14 +279,14 @@ func TestSessionRunsAsACoordinatorAgent(t *testing.T) {
 		turnFor("coordinate", llmtest.Text("all done")),
 	}})
 	opts := testOptions(t, srv)
-	opts.Agents = map[string]AgentDefinition{
+	opts.Agents = map[string]agent.AgentDefinition{
 		"coordinator": {Description: "Coordinates", Prompt: "You are the COORDINATOR.", Tools: []string{"Read", "Agent(worker)"}, Model: "haiku"},
 		"worker":      {Description: "Works", Prompt: "You are a worker."},
 		"researcher":  {Description: "Researches", Prompt: "You are a researcher."},
 	}
 	opts.Agent = "coordinator"
 	var agentTypes []string
-	opts.Hooks = map[HookEvent][]HookMatcher{HookPreToolUse: {{Hooks: []HookCallback{func(_ context.Context, _ HookInput, payload json.RawMessage) (*HookOutput, error) {
+	opts.Hooks = map[agent.HookEvent][]agent.HookMatcher{agent.HookPreToolUse: {{Hooks: []agent.HookCallback{func(_ context.Context, _ agent.HookInput, payload json.RawMessage) (*agent.HookOutput, error) {
 		var p struct {
 			AgentID   *string `json:"agent_id"`
 			AgentType string  `json:"agent_type"`
@@ -324,13 +325,13 @@ func TestSessionRunsAsACoordinatorAgent(t *testing.T) {
 	if !slices.Equal(agentTypes, []string{"coordinator", "coordinator"}) {
 		t.Errorf("main-thread hooks saw agent_type %q", agentTypes)
 	}
-	init := msgs[0].(*SystemMessage)
+	init := msgs[0].(*agent.SystemMessage)
 	if !slices.Contains(init.Init.Agents, "worker") {
 		t.Errorf("init agents %v", init.Init.Agents)
 	}
 
 	opts.Agent = "nobody"
-	for _, err := range Query(context.Background(), "x", opts) {
+	for _, err := range agent.Query(context.Background(), "x", opts) {
 		if err == nil || !strings.Contains(err.Error(), "nobody") {
 			t.Errorf("unknown --agent: %v", err)
 		}

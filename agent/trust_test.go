@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
 )
@@ -95,8 +96,8 @@ You probe.
 	return p
 }
 
-func (p probeProject) options(srv *llmtest.Server) Options {
-	return Options{Cwd: p.cwd, Env: map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL(),
+func (p probeProject) options(srv *llmtest.Server) agent.Options {
+	return agent.Options{Cwd: p.cwd, Env: map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL(),
 		"CLAUDE_CONFIG_DIR": p.configDir, "ANTHROPIC_MODEL": "", "TACK_MANAGED_SETTINGS": filepath.Join(p.configDir, "no-managed.json")},
 		AllowedTools: []string{"Bash(printf *)"}}
 }
@@ -110,7 +111,7 @@ func (p probeProject) canary(name string) bool {
 // model was sent, the init messages and the notices.
 type probeRun struct {
 	srv     *llmtest.Server
-	inits   []*InitInfo
+	inits   []*agent.InitInfo
 	notices []string
 }
 
@@ -135,7 +136,7 @@ func runProbes(t *testing.T, p probeProject, untrusted bool) probeRun {
 		opts.Untrusted = untrusted
 		opts.Notify = func(m string) { mu.Lock(); run.notices = append(run.notices, m); mu.Unlock() }
 		msgs := collect(t, context.Background(), prompt, opts)
-		run.inits = append(run.inits, msgs[0].(*SystemMessage).Init)
+		run.inits = append(run.inits, msgs[0].(*agent.SystemMessage).Init)
 	}
 	return run
 }
@@ -264,10 +265,10 @@ func TestRequireWorkspaceTrust(t *testing.T) {
 
 	// Refused before anything of the folder's runs.
 	var got error
-	for _, err := range Query(context.Background(), "hi", opts) {
+	for _, err := range agent.Query(context.Background(), "hi", opts) {
 		got = err
 	}
-	var ue *UntrustedWorkspaceError
+	var ue *agent.UntrustedWorkspaceError
 	if !errors.As(got, &ue) || ue.Dir != p.cwd || !strings.Contains(ue.Setting, managed+":1:") {
 		t.Fatalf("error %v", got)
 	}
@@ -286,7 +287,7 @@ func TestRequireWorkspaceTrust(t *testing.T) {
 	}
 
 	// Trusted, it runs in full.
-	ws, err := TrustWorkspace(opts)
+	ws, err := agent.TrustWorkspace(opts)
 	if err != nil || !ws.Trusted || ws.Dir != p.cwd {
 		t.Fatalf("TrustWorkspace: %+v %v", ws, err)
 	}
@@ -313,12 +314,12 @@ func TestCheckWorkspace(t *testing.T) {
 	writeFile(t, filepath.Join(withCode, ".claude", "settings.json"), `{"env": {"CLAUDE_CONFIG_DIR": "`+forged+`", "HOME": "`+forged+`"}}`)
 	sub := filepath.Join(withCode, "pkg")
 	writeFile(t, filepath.Join(sub, "x.go"), "package pkg\n")
-	opts := func(dir string) Options {
-		return Options{Cwd: dir, Env: map[string]string{"CLAUDE_CONFIG_DIR": configDir, "TACK_MANAGED_SETTINGS": filepath.Join(configDir, "none.json")}}
+	opts := func(dir string) agent.Options {
+		return agent.Options{Cwd: dir, Env: map[string]string{"CLAUDE_CONFIG_DIR": configDir, "TACK_MANAGED_SETTINGS": filepath.Join(configDir, "none.json")}}
 	}
-	check := func(dir string) Workspace {
+	check := func(dir string) agent.Workspace {
 		t.Helper()
-		ws, err := CheckWorkspace(opts(dir))
+		ws, err := agent.CheckWorkspace(opts(dir))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -351,7 +352,7 @@ func TestCheckWorkspace(t *testing.T) {
 		t.Errorf("with code under a trusted parent: %+v", ws)
 	}
 	// Trusting it from a subfolder records the repository's root.
-	if ws, err := TrustWorkspace(opts(sub)); err != nil || ws.Dir != withCode || !ws.Trusted {
+	if ws, err := agent.TrustWorkspace(opts(sub)); err != nil || ws.Dir != withCode || !ws.Trusted {
 		t.Fatalf("TrustWorkspace: %+v %v", ws, err)
 	}
 	if ws := check(withCode); !ws.Trusted || ws.TrustedBy != withCode {
@@ -366,13 +367,13 @@ func TestCheckWorkspace(t *testing.T) {
 	// nothing, its files are not looked at.
 	o := opts(withCode)
 	o.SettingSources = []string{"user"}
-	if ws, err := CheckWorkspace(o); err != nil || len(ws.Brings) != 0 {
+	if ws, err := agent.CheckWorkspace(o); err != nil || len(ws.Brings) != 0 {
 		t.Errorf("--setting-sources user: %+v %v", ws, err)
 	}
 
 	// A malformed ~/.claude.json is an error naming it.
 	writeFile(t, filepath.Join(configDir, ".claude.json"), "{\"projects\": ")
-	if _, err := CheckWorkspace(opts(bare)); err == nil || !strings.Contains(err.Error(), filepath.Join(configDir, ".claude.json")+":1:") {
+	if _, err := agent.CheckWorkspace(opts(bare)); err == nil || !strings.Contains(err.Error(), filepath.Join(configDir, ".claude.json")+":1:") {
 		t.Errorf("malformed ~/.claude.json: %v", err)
 	}
 }

@@ -32,8 +32,6 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/tackcode/tack/agent"
-	"github.com/tackcode/tack/internal/llm"
-	"github.com/tackcode/tack/internal/protocol"
 	itui "github.com/tackcode/tack/internal/tui"
 )
 
@@ -100,6 +98,7 @@ func (e *engine) RewindFiles(string, bool) agent.RewindResult       { return age
 func (e *engine) MCPLogin(context.Context, string) error            { return nil }
 func (e *engine) ContextUsage() agent.ContextUsage                  { return agent.ContextUsage{} }
 func (e *engine) UpdatePermissions(...agent.PermissionUpdate) error { return nil }
+func (e *engine) Settings() agent.Settings                          { return agent.Settings{} }
 
 // terminal counts what the UI writes and signals writes holding a marker.
 type terminal struct {
@@ -158,9 +157,9 @@ func streamText(ctx context.Context, emit func(agent.Message), words []string, g
 	emit(&agent.AssistantMessage{Type: "assistant", Message: assistantText(all.String())})
 }
 
-func assistantText(s string) (m protocol.APIMessage) {
-	m.Role = llm.RoleAssistant
-	m.Content = []llm.Block{llm.Text(s)}
+func assistantText(s string) (m agent.APIMessage) {
+	m.Role = agent.RoleAssistant
+	m.Content = []agent.ContentBlock{agent.TextBlock(s)}
 	return m
 }
 
@@ -296,12 +295,12 @@ func BenchmarkLongSessionRSS(b *testing.B) {
 				emit(&agent.AssistantMessage{Type: "assistant", Message: assistantText(para)})
 				id := "toolu_" + strconv.Itoa(i)
 				input, _ := json.Marshal(map[string]string{"command": fmt.Sprintf("go test ./pkg%d/...", i)})
-				var tu protocol.APIMessage
-				tu.Role = llm.RoleAssistant
-				tu.Content = []llm.Block{{Type: llm.TypeToolUse, ID: id, Name: "Bash", Input: input}}
+				var tu agent.APIMessage
+				tu.Role = agent.RoleAssistant
+				tu.Content = []agent.ContentBlock{{Type: agent.BlockToolUse, ID: id, Name: "Bash", Input: input}}
 				emit(&agent.AssistantMessage{Type: "assistant", Message: tu})
 				out := strings.Repeat("ok  \tgithub.com/x/pkg\t0.123s\n", 40)
-				emit(&agent.UserMessage{Type: "user", Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.ToolResult(id, out, false)}}})
+				emit(&agent.UserMessage{Type: "user", Message: agent.MessageParam{Role: agent.RoleUser, Content: []agent.ContentBlock{{Type: agent.BlockToolResult, ToolUseID: id, Content: []agent.ContentBlock{agent.TextBlock(out)}}}}})
 				emit(&agent.AssistantMessage{Type: "assistant", Message: assistantText("Done with step " + strconv.Itoa(i) + ".")})
 			}
 			emit(&agent.ResultMessage{Type: "result", Subtype: "success"})

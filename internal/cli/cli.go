@@ -1,44 +1,29 @@
 // Package cli is the tack command line: cobra commands and flags that become
-// agent.Options, and the print-mode renderers. Commands talk to the world
-// only through IO, so every one of them runs in tests without a terminal.
+// agent.Options, and the print-mode renderers; the terminal UI (tui) and
+// the Agent SDKs' stream-json protocol (sdkproto) are started from here. It
+// is written against the public SDK (package agent) only; the commands that
+// edit configuration files without running a session live in configcmd.
+// Commands talk to the world only through IO, so every one of them runs in
+// tests without a terminal.
 package cli
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tackcode/tack/agent"
+	"github.com/tackcode/tack/internal/cli/cmdio"
+	"github.com/tackcode/tack/internal/cli/configcmd"
 	"github.com/tackcode/tack/internal/version"
 )
 
-// IO is the I/O seam of a command.
-type IO struct {
-	In     io.Reader
-	Out    io.Writer
-	Err    io.Writer
-	Getenv func(string) string
-	// StdinIsTerminal is true when In is an interactive terminal, which is
-	// then never read for piped input.
-	StdinIsTerminal bool
-}
-
-// exitError carries an exit code out of a command.
-type exitError struct{ code int }
-
-func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
-
-// usageError is a problem with the command line.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
+// IO is the I/O seam of a command: commands talk to the world only
+// through it.
+type IO = cmdio.IO
 
 // Main runs tack with args (without the program name) and returns the exit code.
 func Main(ctx context.Context, args []string, stdio IO) int {
@@ -55,11 +40,11 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 	if err == nil {
 		return 0
 	}
-	var ee *exitError
+	var ee *cmdio.ExitError
 	if errors.As(err, &ee) {
-		return ee.code
+		return ee.Code
 	}
-	var ue *usageError
+	var ue *cmdio.UsageError
 	if errors.As(err, &ue) || isFlagError(err) {
 		fmt.Fprintf(stdio.Err, "tack: %v\nRun 'tack --help' for usage.\n", err)
 		return 1
@@ -113,6 +98,7 @@ The prompt is the argument, standard input, or both (input first).`,
 	// the binary (tens of megabytes more to page in at start-up).
 	cmd.Flags().BoolVarP(&showVersion, "version", "v", false, "print the version and exit")
 	f.register(cmd)
-	cmd.AddCommand(newConfigCmd(stdio), newSessionsCmd(stdio), newMCPCmd(stdio, agent.ProbeMCPServer, serveMCP, callMCP), newPluginCmd(stdio), newAgentsCmd(stdio), newTrustCmd(stdio))
+	cmd.AddCommand(newSessionsCmd(stdio), newTrustCmd(stdio))
+	cmd.AddCommand(configcmd.Commands(stdio)...)
 	return cmd
 }

@@ -113,3 +113,23 @@ func TestPermissionModeAutoFallsBackToDefault(t *testing.T) {
 		t.Errorf("output %s", out)
 	}
 }
+
+// TestMCPThroughMain runs `tack mcp` as users do: mounted in the root
+// command, with its usage errors and exit codes.
+func TestMCPThroughMain(t *testing.T) {
+	if c, _, err := newRootCmd(IO{}).Find([]string{"mcp", "list"}); err != nil || c.Name() != "list" {
+		t.Fatalf("tack mcp list is not registered in newRootCmd: %v", err)
+	}
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Chdir(t.TempDir())
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), []string{"mcp", "add", "-t", "http"}, IO{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	if code != 1 || errOut.String() != "tack: missing the server name\nRun 'tack mcp add --help' for usage.\n" {
+		t.Errorf("exit %d: %q", code, errOut.String())
+	}
+	code = Main(context.Background(), []string{"mcp", "list"}, IO{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	if code != 0 || !strings.Contains(out.String(), "No MCP servers configured") {
+		t.Errorf("exit %d: %s %s", code, out.String(), errOut.String())
+	}
+}

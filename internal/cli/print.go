@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tackcode/tack/agent"
+	"github.com/tackcode/tack/internal/cli/cmdio"
 	"github.com/tackcode/tack/internal/jsonx"
 )
 
@@ -165,7 +166,7 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 	if cmd.Flags().Changed("json-schema") {
 		schema := json.RawMessage(strings.TrimSpace(f.jsonSchema))
 		if !json.Valid(schema) || !strings.HasPrefix(string(schema), "{") {
-			return opts, usagef("--json-schema must be a JSON object (a JSON Schema)")
+			return opts, cmdio.Usagef("--json-schema must be a JSON object (a JSON Schema)")
 		}
 		opts.JSONSchema = schema
 	}
@@ -178,10 +179,10 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 		opts.PermissionMode = agent.PermissionDefault
 	}
 	if opts.PermissionMode != "" && !opts.PermissionMode.Valid() {
-		return opts, usagef("invalid --permission-mode %q: want default, acceptEdits, plan, bypassPermissions or dontAsk", f.permissionMode)
+		return opts, cmdio.Usagef("invalid --permission-mode %q: want default, acceptEdits, plan, bypassPermissions or dontAsk", f.permissionMode)
 	}
 	if f.maxTurns < 0 || f.maxBudgetUSD < 0 || f.maxThinkingTokens < 0 {
-		return opts, usagef("--max-turns, --max-budget-usd and --max-thinking-tokens must not be negative")
+		return opts, cmdio.Usagef("--max-turns, --max-budget-usd and --max-thinking-tokens must not be negative")
 	}
 	return opts, nil
 }
@@ -219,7 +220,7 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 	switch f.outputFormat {
 	case "text", "json", "stream-json":
 	default:
-		return usagef("invalid --output-format %q: want text, json or stream-json", f.outputFormat)
+		return cmdio.Usagef("invalid --output-format %q: want text, json or stream-json", f.outputFormat)
 	}
 	f.ignored.warn(cmd.Flags(), stdio.Err)
 	if f.permissionMode == "auto" {
@@ -230,7 +231,7 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 	case "stream-json":
 		return runStream(cmd, stdio, f, args)
 	default:
-		return usagef("invalid --input-format %q: want text or stream-json", f.inputFormat)
+		return cmdio.Usagef("invalid --input-format %q: want text or stream-json", f.inputFormat)
 	}
 	opts, err := f.options(cmd)
 	if err != nil {
@@ -256,7 +257,7 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 		if err != nil {
 			if errors.Is(err, agent.ErrNoCredentials) {
 				fmt.Fprintf(stdio.Err, "tack: %v\n", err)
-				return &exitError{code: 1}
+				return &cmdio.ExitError{Code: 1}
 			}
 			return err
 		}
@@ -280,7 +281,7 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 		if f.outputFormat == "text" {
 			fmt.Fprintf(stdio.Err, "tack: %s\n", strings.Join(result.Errors, "; "))
 		}
-		return &exitError{code: 1}
+		return &cmdio.ExitError{Code: 1}
 	}
 	return nil
 }
@@ -301,7 +302,7 @@ func readPrompt(stdio IO, args []string) (string, error) {
 		parts = append(parts, args[0])
 	}
 	if len(parts) == 0 {
-		return "", usagef("no prompt: give one as an argument (tack -p \"…\") or on standard input")
+		return "", cmdio.Usagef("no prompt: give one as an argument (tack -p \"…\") or on standard input")
 	}
 	return strings.Join(parts, "\n\n"), nil
 }

@@ -2,13 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tackcode/tack/agent"
+	"github.com/tackcode/tack/internal/cli/cmdio"
 )
 
 // newSessionsCmd is `tack sessions`: the sessions of this directory, and
@@ -34,8 +34,8 @@ func newSessionsCmd(stdio IO) *cobra.Command {
 				if s.MessagesEstimated {
 					msgs = "~" + msgs
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t$%.4f\t%s\t%s\n", s.ID, dash(s.Name), s.Modified.Local().Format("2006-01-02 15:04"),
-					s.CostUSD, msgs, oneLine(s.LastPrompt, 60))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t$%.4f\t%s\t%s\n", s.ID, cmdio.Dash(s.Name), s.Modified.Local().Format("2006-01-02 15:04"),
+					s.CostUSD, msgs, cmdio.OneLine(s.LastPrompt, 60))
 			}
 			if err := tw.Flush(); err != nil {
 				return err
@@ -54,7 +54,7 @@ func newSessionsCmd(stdio IO) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !yes {
-				return usagef("purge deletes transcripts for good: add --yes (and --older-than to keep recent ones)")
+				return cmdio.Usagef("purge deletes transcripts for good: add --yes (and --older-than to keep recent ones)")
 			}
 			var cutoff time.Time
 			if olderThan > 0 {
@@ -72,19 +72,4 @@ func newSessionsCmd(stdio IO) *cobra.Command {
 	purge.Flags().BoolVar(&yes, "yes", false, "confirm the deletion")
 	cmd.AddCommand(purge)
 	return cmd
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

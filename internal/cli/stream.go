@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tackcode/tack/internal/cli/cmdio"
 	"github.com/tackcode/tack/internal/sdkproto"
 )
 
@@ -17,10 +18,10 @@ import (
 // message that comes.
 func runStream(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error {
 	if f.outputFormat != "stream-json" {
-		return usagef("--input-format stream-json needs --output-format stream-json")
+		return cmdio.Usagef("--input-format stream-json needs --output-format stream-json")
 	}
 	if len(args) > 0 {
-		return usagef("with --input-format stream-json the prompts come on standard input, as user messages, not as an argument")
+		return cmdio.Usagef("with --input-format stream-json the prompts come on standard input, as user messages, not as an argument")
 	}
 	opts, err := f.options(cmd)
 	if err != nil {
@@ -40,7 +41,7 @@ func runStream(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error
 		SessionStates: truthy(stdio.Getenv("CLAUDE_CODE_SDK_READS_SESSION_STATE")),
 	})
 	if code != 0 {
-		return &exitError{code: code}
+		return &cmdio.ExitError{Code: code}
 	}
 	return nil
 }

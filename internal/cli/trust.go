@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tackcode/tack/agent"
+	"github.com/tackcode/tack/internal/cli/cmdio"
 )
 
 // trustOptions are what `tack trust` acts on.
@@ -49,7 +50,7 @@ it brings, and exits with status 0 when it is trusted, 1 when it is not.`,
 }
 
 func trustRun(stdio IO, o trustOptions) error {
-	opts := agent.Options{Cwd: o.Dir, Env: agentEnv(stdio)}
+	opts := agent.Options{Cwd: o.Dir, Env: stdio.AgentEnv()}
 	if o.Status {
 		ws, err := agent.CheckWorkspace(opts)
 		if err != nil {
@@ -66,7 +67,7 @@ func trustRun(stdio IO, o trustOptions) error {
 		writeBrings(stdio, ws)
 		if !ws.Trusted {
 			fmt.Fprintf(stdio.Out, "Trust it with: tack trust %s\n", ws.Dir)
-			return &exitError{code: 1}
+			return &cmdio.ExitError{Code: 1}
 		}
 		return nil
 	}
@@ -89,17 +90,4 @@ func writeBrings(stdio IO, ws agent.Workspace) {
 	for _, b := range ws.Brings {
 		fmt.Fprintf(stdio.Out, "  - %s\n", b)
 	}
-}
-
-// agentEnv is what locates tack's own files (~/.claude.json, the settings),
-// from the command's environment, for agent.Options.Env.
-func agentEnv(stdio IO) map[string]string {
-	env := map[string]string{}
-	getenv := mcpGetenv(stdio)
-	for _, k := range []string{"HOME", "CLAUDE_CONFIG_DIR", "TACK_MANAGED_SETTINGS"} {
-		if v := getenv(k); v != "" {
-			env[k] = v
-		}
-	}
-	return env
 }

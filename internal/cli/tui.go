@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tackcode/tack/agent"
+	"github.com/tackcode/tack/internal/cli/cmdio"
 	"github.com/tackcode/tack/internal/tui"
 )
 
@@ -15,7 +16,7 @@ import (
 // --permission-mode…) apply as in print mode.
 func runTUI(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error {
 	if !stdio.StdinIsTerminal {
-		return usagef("the interactive UI needs a terminal on standard input: use -p \"prompt\" for print mode")
+		return cmdio.Usagef("the interactive UI needs a terminal on standard input: use -p \"prompt\" for print mode")
 	}
 	opts, err := f.options(cmd)
 	if err != nil {
@@ -29,7 +30,7 @@ func runTUI(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error {
 	err = tui.Run(cmd.Context(), tui.Config{Options: opts, Prompt: prompt, In: stdio.In, Out: stdio.Out, Getenv: stdio.Getenv})
 	if errors.Is(err, agent.ErrNoCredentials) {
 		fmt.Fprintf(stdio.Err, "tack: %v\n", agent.ErrNoCredentials)
-		return &exitError{code: 1}
+		return &cmdio.ExitError{Code: 1}
 	}
 	return err
 }

@@ -150,7 +150,7 @@ func (r *run) compact(trigger, instructions string) error {
 			r.recordMessage(m)
 		}
 	}
-	r.emit(&protocol.System{Subtype: "compact_boundary", SessionID: s.cfg.SessionID, UUID: uuid.NewString(),
+	r.emit(&protocol.System{Subtype: protocol.SubtypeCompactBoundary, SessionID: s.cfg.SessionID, UUID: uuid.NewString(),
 		Fields: map[string]any{"compact_metadata": map[string]any{"trigger": trigger, "pre_tokens": out.TokensBefore}}})
 	r.fireHook(&hook.PostCompactInput{Base: r.hookBase(), Trigger: trigger, CompactSummary: out.Summary})
 	r.notify(fmt.Sprintf("Compacted the conversation (%s): about %d tokens → %d; %d of your instructions kept verbatim.",

@@ -457,7 +457,7 @@ func (r *run) switchToFallback(err error) bool {
 	s.model = fb
 	s.mu.Unlock()
 	if switched {
-		r.emit(&protocol.System{Subtype: "model_fallback", SessionID: s.cfg.SessionID, UUID: uuid.NewString(),
+		r.emit(&protocol.System{Subtype: protocol.SubtypeModelFallback, SessionID: s.cfg.SessionID, UUID: uuid.NewString(),
 			Fields: map[string]any{"from": from, "to": fb.ID, "reason": apiErr.Error()}})
 	}
 	return switched

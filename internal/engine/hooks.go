@@ -66,7 +66,7 @@ func (r *run) flushHookRecords() {
 	for _, rec := range recs {
 		subtype := string(rec.Phase)
 		fields := map[string]any{"hook_id": rec.HookID, "hook_name": rec.HookName, "hook_event": rec.HookEvent}
-		if subtype == "hook_response" {
+		if subtype == protocol.SubtypeHookResponse {
 			fields["output"] = rec.Output
 			fields["stdout"] = rec.Stdout
 			fields["stderr"] = rec.Stderr

@@ -29,6 +29,13 @@ type Rule struct {
 	Base string
 }
 
+// CheckRule reports what is wrong with a rule, as ParseRule reads it: the
+// validator of settings files.
+func CheckRule(s string) error {
+	_, err := ParseRule(s)
+	return err
+}
+
 // ParseRule parses a rule such as `Bash(npm run test *)`, `Read(./.env)`,
 // `WebFetch(domain:example.com)` or `mcp__github`. Origin and Base are left
 // for the caller to set.

@@ -19,12 +19,19 @@ type Message interface {
 	MessageType() string
 }
 
-// System subtypes.
+// System subtypes. Init, APIRetry and PermissionDenied fill fields of
+// System; the others carry their payload in Fields.
 const (
 	SubtypeInit             = "init"
 	SubtypeAPIRetry         = "api_retry"
 	SubtypePermissionDenied = "permission_denied"
 	SubtypeStatus           = "status"
+	SubtypeCompactBoundary  = "compact_boundary"
+	SubtypeModelFallback    = "model_fallback"
+	SubtypeTaskStarted      = "task_started"
+	SubtypeTaskNotification = "task_notification"
+	SubtypeHookStarted      = "hook_started"  // hook.PhaseStarted
+	SubtypeHookResponse     = "hook_response" // hook.PhaseResponse
 )
 
 // Result subtypes.

@@ -20,7 +20,7 @@ import (
 // the session runs: the process's, the settings' env, the options' Env,
 // and the enabled plugins' bin/ folders first on PATH.
 func (s *Session) loadExtensions(context.Context) error {
-	scopes, err := settingScopes(s.cfg.SettingSources)
+	scopes, err := config.SourceList(s.cfg.SettingSources)
 	if err != nil {
 		return err
 	}

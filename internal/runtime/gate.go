@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tackcode/tack/internal/config"
@@ -206,30 +207,61 @@ func (s *Session) addRules(u PermissionUpdate) error {
 		return err
 	}
 	// A settings destination keeps the rules for later sessions too.
-	path, err := s.settingsFileOf(u.Destination)
-	if err != nil || path == "" {
+	file, err := s.settingsFileOf(u.Destination)
+	if err != nil || file.Path == "" {
 		return err
 	}
 	for _, text := range u.Rules {
-		if _, err := config.AddPermissionRule(path, u.Behavior, text); err != nil {
+		if _, err := config.AddPermissionRule(file.Path, u.Behavior, text); err != nil {
 			return err
 		}
+		s.metaMu.Lock()
+		s.savedRules = append(s.savedRules, savedRule{behavior: b, item: config.Item{Text: text, Source: file}})
+		s.metaMu.Unlock()
 	}
 	return nil
 }
 
+// savedRule is a rule a permission update of the session wrote to a
+// settings file.
+type savedRule struct {
+	behavior permission.Behavior
+	item     config.Item
+}
+
 // settingsFileOf is the settings file of a permission update's
-// destination; "" for the session only.
-func (s *Session) settingsFileOf(destination string) (string, error) {
+// destination; a zero Source for the session only.
+func (s *Session) settingsFileOf(destination string) (config.Source, error) {
 	switch destination {
 	case "", "session", "cliArg":
-		return "", nil
+		return config.Source{}, nil
 	case "localSettings":
-		return filepath.Join(s.cwd, ".claude", "settings.local.json"), nil
+		return config.Source{Scope: config.ScopeLocal, Path: filepath.Join(s.cwd, ".claude", "settings.local.json")}, nil
 	case "projectSettings":
-		return filepath.Join(s.cwd, ".claude", "settings.json"), nil
+		return config.Source{Scope: config.ScopeProject, Path: filepath.Join(s.cwd, ".claude", "settings.json")}, nil
 	case "userSettings":
-		return filepath.Join(config.DefaultConfigDir(s.getenv), "settings.json"), nil
+		return config.Source{Scope: config.ScopeUser, Path: filepath.Join(config.DefaultConfigDir(s.getenv), "settings.json")}, nil
 	}
-	return "", fmt.Errorf("unknown destination %q (want session, localSettings, projectSettings or userSettings)", destination)
+	return config.Source{}, fmt.Errorf("unknown destination %q (want session, localSettings, projectSettings or userSettings)", destination)
+}
+
+// Settings are the settings the session runs under, as it read them when
+// it started, with the rules its permission updates have saved to settings
+// files since: what a host shows the user (/permissions, /hooks, the
+// status line).
+func (s *Session) Settings() *config.Merged {
+	out := *s.settings
+	out.Permissions.Allow = slices.Clone(out.Permissions.Allow)
+	out.Permissions.Ask = slices.Clone(out.Permissions.Ask)
+	out.Permissions.Deny = slices.Clone(out.Permissions.Deny)
+	s.metaMu.Lock()
+	defer s.metaMu.Unlock()
+	for _, r := range s.savedRules {
+		list := map[permission.Behavior]*[]config.Item{permission.Allow: &out.Permissions.Allow,
+			permission.Ask: &out.Permissions.Ask, permission.Deny: &out.Permissions.Deny}[r.behavior]
+		if !slices.ContainsFunc(*list, func(it config.Item) bool { return it.Text == r.item.Text }) {
+			*list = append(*list, r.item)
+		}
+	}
+	return &out
 }

@@ -3,10 +3,8 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,12 +16,9 @@ import (
 	"github.com/tackcode/tack/internal/mcp"
 	"github.com/tackcode/tack/internal/mcp/mcpconfig"
 	"github.com/tackcode/tack/internal/mcp/oauth"
-	"github.com/tackcode/tack/internal/mcp/serve"
 	"github.com/tackcode/tack/internal/protocol"
 	"github.com/tackcode/tack/internal/session"
-	"github.com/tackcode/tack/internal/shell"
 	"github.com/tackcode/tack/internal/tool"
-	"github.com/tackcode/tack/internal/tool/builtin"
 	"github.com/tackcode/tack/internal/tool/toolsearch"
 )
 
@@ -86,7 +81,7 @@ func (s *Session) startSessionMCP(ctx context.Context, t *thread) error {
 	configs := make([]mcp.ServerConfig, 0, len(plan.Start))
 	remote := map[string]*mcpconfig.Server{}
 	for _, srv := range plan.Start {
-		configs = append(configs, serverConfig(srv))
+		configs = append(configs, mcp.ConfigOf(srv))
 		if srv.Type.Remote() {
 			remote[srv.Name] = srv
 		}
@@ -190,12 +185,6 @@ func oauthServer(srv *mcpconfig.Server) oauth.Server {
 		o.ClientID, o.CallbackPort = srv.OAuth.ClientID, srv.OAuth.CallbackPort
 	}
 	return o
-}
-
-// serverConfig maps a configured server to the manager's form.
-func serverConfig(srv *mcpconfig.Server) mcp.ServerConfig {
-	return mcp.ServerConfig{Name: srv.Name, Type: string(srv.Type), Command: srv.Command, Args: srv.Args,
-		Env: srv.Env, URL: srv.URL, Headers: srv.Headers, Scope: string(srv.Scope), Disabled: srv.Disabled}
 }
 
 // mcpDeadline is how long the first request waits for MCP servers still
@@ -424,95 +413,6 @@ func (s *Session) mcpPromptCommand(ctx context.Context, prompt string) (content 
 	return content, true, nil
 }
 
-// ProbeMCPServer connects to one configured server and reports its status
-// (for `tack mcp list`).
-func ProbeMCPServer(ctx context.Context, srv mcpconfig.Server) (status, detail string) {
-	cwd, _ := os.Getwd()
-	st := mcp.Probe(ctx, serverConfig(&srv), mcp.Options{Env: os.Environ(), Dir: cwd, Limits: mcp.LimitsFromEnv(os.Getenv)})
-	switch st.Status {
-	case mcp.StatusConnected:
-		return "✓ Connected", fmt.Sprintf("%d tools", st.Tools)
-	case mcp.StatusNeedsAuth:
-		return "⚠ Needs authentication", st.Error
-	}
-	return "✗ Failed to connect", st.Error
-}
-
-// CallMCPTool connects to one server, calls one of its tools and returns
-// the result's text and whether it is an error (for `tack mcp call`).
-func CallMCPTool(ctx context.Context, srv mcpconfig.Server, toolName string, input []byte) (string, bool, error) {
-	cwd, _ := os.Getwd()
-	reg := tool.NewRegistry()
-	scratch, err := os.MkdirTemp("", "tack-mcp-call-")
-	if err != nil {
-		return "", false, err
-	}
-	defer os.RemoveAll(scratch)
-	m := mcp.New(mcp.Options{Registry: reg, Env: os.Environ(), Dir: cwd, Limits: mcp.LimitsFromEnv(os.Getenv), ClientName: "tack"})
-	defer m.Close()
-	m.Start(ctx, []mcp.ServerConfig{serverConfig(&srv)})
-	m.WaitReady(ctx, mcp.LimitsFromEnv(os.Getenv).StartTimeout)
-	for _, st := range m.Statuses() {
-		if st.Status != mcp.StatusConnected {
-			return "", false, fmt.Errorf("MCP server %s: %s %s", srv.Name, st.Status, st.Error)
-		}
-	}
-	var target tool.Tool
-	for _, t := range m.Tools() {
-		if t.Name() == toolName || strings.HasSuffix(t.Name(), "__"+toolName) {
-			target = t
-		}
-	}
-	if target == nil {
-		var names []string
-		for _, t := range m.Tools() {
-			names = append(names, t.Name())
-		}
-		slices.Sort(names)
-		return "", false, fmt.Errorf("MCP server %s has no tool %q (it has: %s)", srv.Name, toolName, strings.Join(names, ", "))
-	}
-	env := &tool.Env{ProjectDir: cwd, ScratchDir: filepath.Join(scratch, "s")}
-	res, err := target.Run(tool.WithToolUseID(ctx, "toolu_cli"), env, input)
-	if err != nil {
-		return "", false, err
-	}
-	var b strings.Builder
-	for _, blk := range res.Content {
-		switch blk.Type {
-		case llm.TypeText:
-			b.WriteString(blk.Text)
-			b.WriteByte('\n')
-		case llm.TypeImage:
-			fmt.Fprintf(&b, "[image %s, %d bytes base64]\n", blk.Source.MediaType, len(blk.Source.Data))
-		}
-	}
-	return b.String(), res.IsError, nil
-}
-
-// ServeMCP runs tack's own tools as an MCP server on in and out (`tack mcp
-// serve`) in the working directory cwd ("" for the process's). The MCP
-// client decides what to call: tools run without asking.
-func ServeMCP(ctx context.Context, cwd string, in io.Reader, out io.Writer) error {
-	cwd, err := workingDir(cwd)
-	if err != nil {
-		return err
-	}
-	tools, err := builtin.Select([]string{"Bash", "Read", "Write", "Edit", "NotebookEdit", "Glob", "Grep"})
-	if err != nil {
-		return err
-	}
-	reg := tool.NewRegistry(tools...)
-	scratch, err := os.MkdirTemp("", "tack-mcp-serve-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(scratch)
-	sh := shell.New(cwd, os.Environ())
-	defer sh.Close()
-	env := &tool.Env{ProjectDir: cwd, Shell: sh, Files: tool.NewFileState(), ScratchDir: scratch, Tools: reg}
-	return serve.Serve(ctx, reg, env, in, out)
-}
-
 // MCPLogin signs in to the remote MCP server name with OAuth now (the
 // browser flow: its address is given through Notify), then connects to it
 // again. For a server whose status is needs-auth.
@@ -545,7 +445,7 @@ func (t *thread) startAgentMCP(ctx context.Context, servers []*mcpconfig.Server)
 	})
 	configs := make([]mcp.ServerConfig, 0, len(servers))
 	for _, srv := range servers {
-		configs = append(configs, serverConfig(srv))
+		configs = append(configs, mcp.ConfigOf(srv))
 	}
 	m.Start(ctx, configs)
 	s.waitForMCP(ctx, m, mcpDeadline(s.getenv), " (agent "+agent+")")

@@ -90,8 +90,6 @@ type Config struct {
 	NoSessionPersistence   bool
 	Env                    map[string]string
 	HTTPClient             *http.Client
-	// ExtraTools are offered beside the built-in ones.
-	ExtraTools []tool.Tool
 	// Entrypoint is recorded in transcripts; "" means "sdk-go".
 	Entrypoint string
 }
@@ -239,8 +237,10 @@ type Session struct {
 	skillMu          sync.Mutex
 	modelBeforeSkill *llm.Model
 	skillHooks       map[string]bool
-	// metaMu guards what a host may change mid-session: Name, AddDirs.
-	metaMu sync.Mutex
+	// metaMu guards what a host may change mid-session: Name, AddDirs,
+	// the rules saved to settings files.
+	metaMu     sync.Mutex
+	savedRules []savedRule
 	// structured is the last StructuredOutput value of the running prompt.
 	structuredMu sync.Mutex
 	structured   json.RawMessage

@@ -107,7 +107,7 @@ func (sa *subagents) run(ctx context.Context, name string, def AgentDef, req too
 	s := sa.s
 	start := time.Now()
 	emit := s.emitter()
-	emit(&protocol.System{Subtype: "task_started", SessionID: s.sessionID, UUID: uuid.NewString(), Fields: map[string]any{
+	emit(&protocol.System{Subtype: protocol.SubtypeTaskStarted, SessionID: s.sessionID, UUID: uuid.NewString(), Fields: map[string]any{
 		"task_id": id, "tool_use_id": req.ToolUseID, "description": req.Description, "subagent_type": name}})
 	t, err := s.buildThread(ctx, spec{def: &def, agentID: id, agentType: name, model: req.Model,
 		worktree: req.Isolation == "worktree" || def.Isolation == "worktree", toolUseID: req.ToolUseID})
@@ -138,7 +138,7 @@ func (sa *subagents) run(ctx context.Context, name string, def AgentDef, req too
 		result.Report = "(the agent ended without a report)"
 	}
 	t.closeWorktree(ctx, &result)
-	emit(&protocol.System{Subtype: "task_notification", SessionID: s.sessionID, UUID: uuid.NewString(), Fields: map[string]any{
+	emit(&protocol.System{Subtype: protocol.SubtypeTaskNotification, SessionID: s.sessionID, UUID: uuid.NewString(), Fields: map[string]any{
 		"task_id": id, "tool_use_id": req.ToolUseID, "status": result.Status, "summary": firstLine(result.Report),
 		"usage": map[string]any{"total_tokens": result.TotalTokens, "tool_uses": result.TotalToolUses, "duration_ms": result.TotalDurationMS}}})
 	return result, nil

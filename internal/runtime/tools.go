@@ -80,7 +80,7 @@ func (t *thread) mainTools() ([]tool.Tool, error) {
 	}
 	removed := removedTools(s.rules)
 	var tools []tool.Tool
-	for _, tl := range append(offered, s.cfg.ExtraTools...) {
+	for _, tl := range offered {
 		if !removed[tl.Name()] {
 			tools = append(tools, tl)
 		}
@@ -147,7 +147,7 @@ func (s *Session) startSkills(t *thread) bool {
 // (every tool, offered or not) and checks that it names one, or an MCP
 // tool.
 func (s *Session) checkApprover() error {
-	s.approvers = tool.NewRegistry(append(builtin.All(), s.cfg.ExtraTools...)...)
+	s.approvers = tool.NewRegistry(builtin.All()...)
 	name := s.cfg.PermissionPromptTool
 	if name == "" || s.cfg.Approve != nil || strings.HasPrefix(name, "mcp__") {
 		return nil

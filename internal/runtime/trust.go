@@ -132,7 +132,7 @@ func folderCode(cfg Config, cwd, home string, ignored []config.Item) []string {
 	for _, f := range files {
 		out = append(out, fmt.Sprintf("%s (%s)", strings.Join(byFile[f], ", "), relTo(cwd, f)))
 	}
-	if scopes, err := settingScopes(cfg.SettingSources); err == nil && (scopes == nil || slices.Contains(scopes, config.ScopeProject)) {
+	if scopes, err := config.SourceList(cfg.SettingSources); err == nil && (scopes == nil || slices.Contains(scopes, config.ScopeProject)) {
 		mcpJSON := mcpconfig.Files{ProjectDir: cwd}.MCPJSON()
 		if info, err := os.Stat(mcpJSON); err == nil && info.Size() > 0 {
 			out = append(out, fmt.Sprintf("MCP servers (%s)", relTo(cwd, mcpJSON)))

@@ -13,7 +13,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/agent"
 )
 
 // Frame types.
@@ -115,7 +115,7 @@ type userMessage struct {
 // text blocks joined) and, when it has blocks other than text (images,
 // documents), all of its blocks. dropped counts blocks a prompt cannot
 // carry (tool results and the like).
-func promptContent(raw json.RawMessage) (text string, blocks []llm.Block, dropped int, err error) {
+func promptContent(raw json.RawMessage) (text string, blocks []agent.ContentBlock, dropped int, err error) {
 	text, dropped, err = promptText(raw)
 	if err != nil || dropped == 0 {
 		return text, nil, dropped, err
@@ -124,14 +124,14 @@ func promptContent(raw json.RawMessage) (text string, blocks []llm.Block, droppe
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return "", nil, 0, err
 	}
-	var all []llm.Block
+	var all []agent.ContentBlock
 	if err := json.Unmarshal(m.Content, &all); err != nil {
 		return "", nil, 0, err
 	}
 	dropped = 0
 	for _, b := range all {
 		switch b.Type {
-		case llm.TypeText, llm.TypeImage, "document":
+		case agent.BlockText, agent.BlockImage, agent.BlockDocument:
 			blocks = append(blocks, b)
 		default:
 			dropped++

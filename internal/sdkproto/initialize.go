@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"github.com/tackcode/tack/agent"
-	"github.com/tackcode/tack/internal/hook"
-	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/version"
 )
 
@@ -108,7 +106,7 @@ func applyInit(opts *agent.Options, req initRequest, hookFor func(id string) age
 				if m.Matcher != nil {
 					matcher = *m.Matcher
 				}
-				if _, err := hook.CompilePattern(matcher); err != nil {
+				if err := agent.CheckHookMatcher(matcher); err != nil {
 					warn("hooks.%s[%d]: matcher %q: %v; ignored", event, i, matcher, err)
 					continue
 				}
@@ -227,7 +225,7 @@ func initResponse(info agent.ClientInfo, applied initApplied, hooksSent bool) ma
 		agents = append(agents, e)
 	}
 	models := []map[string]any{}
-	for _, m := range llm.Catalogue().Models {
+	for _, m := range agent.Models() {
 		value := m.ID
 		if len(m.Aliases) > 0 {
 			value = m.Aliases[0]

@@ -171,16 +171,6 @@ func (s *server) forward() {
 	}
 }
 
-// state reports a session state change outside the client's own.
-func (s *server) state(state string) {
-	if !s.cfg.SessionStates || s.client == nil {
-		return
-	}
-	m := agent.StateMessage(s.client.SessionID(), state)
-	m.Fields["sdk_host_only"] = true
-	_ = s.conn.write(m)
-}
-
 // user queues a user message.
 func (s *server) user(ctx context.Context, f inFrame) {
 	text, blocks, dropped, err := promptContent(f.Message)
@@ -420,9 +410,8 @@ func (s *server) canUseTool(ctx context.Context, name string, input json.RawMess
 	if info.Reason != "" {
 		fields["decision_reason"] = info.Reason
 	}
-	s.state(agent.StateRequiresAction)
+	// The client reports the session as requires_action meanwhile.
 	raw, err := s.conn.request(ctx, "can_use_tool", fields)
-	s.state(agent.StateRunning)
 	if err != nil {
 		return agent.PermissionResult{}, err
 	}

@@ -3,17 +3,16 @@ package tui
 import (
 	_ "embed"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tackcode/tack/agent"
-	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/version"
 )
 
@@ -269,25 +268,21 @@ func orNone(s string) string {
 }
 
 func (m *Model) cmdPermissions() tea.Cmd {
-	s := m.cfg.settings.reload()
-	if s == nil {
-		m.out("No settings could be read.")
-		return nil
-	}
+	s := m.be.Settings()
 	var b strings.Builder
 	fmt.Fprintf(&b, "Mode: %s\n", m.mode)
 	for _, g := range []struct {
 		name  string
-		items []config.Item
-	}{{"Allow", s.Permissions.Allow}, {"Ask", s.Permissions.Ask}, {"Deny", s.Permissions.Deny}} {
+		rules []agent.SettingsRule
+	}{{"Allow", s.Allow}, {"Ask", s.Ask}, {"Deny", s.Deny}} {
 		fmt.Fprintf(&b, "%s:", g.name)
-		if len(g.items) == 0 {
+		if len(g.rules) == 0 {
 			b.WriteString(" none\n")
 			continue
 		}
 		b.WriteByte('\n')
-		for _, it := range g.items {
-			fmt.Fprintf(&b, "  %s  %s\n", it.Text, m.st.dim.Render("("+string(it.Source.Scope)+")"))
+		for _, r := range g.rules {
+			fmt.Fprintf(&b, "  %s  %s\n", r.Rule, m.st.dim.Render("("+r.Scope+")"))
 		}
 	}
 	m.out(b.String())
@@ -295,18 +290,13 @@ func (m *Model) cmdPermissions() tea.Cmd {
 }
 
 func (m *Model) cmdHooks() tea.Cmd {
-	s := m.cfg.settings.reload()
-	if s == nil || len(s.Hooks) == 0 {
+	s := m.be.Settings()
+	if len(s.Hooks) == 0 {
 		m.out("No hooks are configured.")
 		return nil
 	}
-	events := make([]string, 0, len(s.Hooks))
-	for e := range s.Hooks {
-		events = append(events, e)
-	}
-	sort.Strings(events)
 	var b strings.Builder
-	for _, e := range events {
+	for _, e := range slices.Sorted(maps.Keys(s.Hooks)) {
 		for _, g := range s.Hooks[e] {
 			matcher := g.Matcher
 			if matcher == "" {
@@ -377,11 +367,7 @@ func (m *Model) cmdAgents() tea.Cmd {
 }
 
 func (m *Model) cmdConfig() tea.Cmd {
-	s := m.cfg.settings.reload()
-	if s == nil {
-		m.out("No settings could be read: " + m.cfg.settings.err)
-		return nil
-	}
+	s := m.be.Settings()
 	var b strings.Builder
 	if len(s.Files) == 0 {
 		b.WriteString("No settings files.\n")
@@ -390,7 +376,7 @@ func (m *Model) cmdConfig() tea.Cmd {
 		fmt.Fprintf(&b, "%s\n", f)
 	}
 	for _, w := range s.Warnings {
-		fmt.Fprintf(&b, "warning: %v\n", w)
+		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
 	m.out(b.String())
 	return nil
@@ -427,12 +413,8 @@ func (m *Model) cmdDoctor() tea.Cmd {
 	if _, err := os.Stat(filepath.Join(m.cfg.cwd, "CLAUDE.md")); err != nil {
 		b.WriteString("No CLAUDE.md in this directory: /init writes one\n")
 	}
-	if s := m.cfg.settings.reload(); s != nil {
-		for _, w := range s.Warnings {
-			fmt.Fprintf(&b, "settings: %v\n", w)
-		}
-	} else if m.cfg.settings.err != "" {
-		fmt.Fprintf(&b, "settings: %s\n", m.cfg.settings.err)
+	for _, w := range m.be.Settings().Warnings {
+		fmt.Fprintf(&b, "settings: %s\n", w)
 	}
 	for _, s := range m.be.MCPServers() {
 		if s.Status != "connected" {

@@ -8,7 +8,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tackcode/tack/agent"
-	"github.com/tackcode/tack/internal/llm"
 )
 
 // textStream is the text block being streamed. Its finished paragraphs
@@ -142,7 +141,7 @@ func (m *Model) streamEvent(raw json.RawMessage) {
 		m.msgBase = m.outTokens
 		clear(m.blockTypes)
 	case "content_block_stop":
-		if m.blockTypes[ev.Index] == llm.TypeText {
+		if m.blockTypes[ev.Index] == agent.BlockText {
 			m.flushStream()
 			m.streamedTexts++
 		}
@@ -156,10 +155,10 @@ func (m *Model) streamEvent(raw json.RawMessage) {
 		}
 		m.blockTypes[ev.Index] = ev.ContentBlock.Type
 		switch ev.ContentBlock.Type {
-		case llm.TypeText:
+		case agent.BlockText:
 			m.flushStream()
 			m.stream.active = true
-		case llm.TypeThinking, llm.TypeRedactedThinking:
+		case agent.BlockThinking, agent.BlockRedactedThinking:
 			m.thinking = true
 		}
 	case "content_block_delta":
@@ -221,7 +220,7 @@ func (m *Model) assistant(msg *agent.AssistantMessage) {
 	}
 	for _, b := range msg.Message.Content {
 		switch b.Type {
-		case llm.TypeText:
+		case agent.BlockText:
 			if m.streamedTexts > 0 {
 				// Streamed, and printed as it came.
 				m.streamedTexts--
@@ -230,11 +229,11 @@ func (m *Model) assistant(msg *agent.AssistantMessage) {
 			m.flushStream()
 			m.printText(b.Text)
 			m.stream.reset()
-		case llm.TypeThinking, llm.TypeRedactedThinking:
+		case agent.BlockThinking, agent.BlockRedactedThinking:
 			m.thinking = false
 			n := strings.Count(strings.TrimSpace(b.Thinking), "\n") + 1
 			m.print(m.st.dim.Render(fmt.Sprintf("✻ Thought for a while (%d lines, not shown)", n)))
-		case llm.TypeToolUse, llm.TypeServerToolUse:
+		case agent.BlockToolUse, agent.BlockServerToolUse:
 			m.flushStream()
 			m.tools = append(m.tools, &toolCall{id: b.ID, name: b.Name, input: b.Input})
 		}
@@ -242,13 +241,13 @@ func (m *Model) assistant(msg *agent.AssistantMessage) {
 }
 
 // subagentProgress counts the tool uses a subagent makes under its call.
-func (m *Model) subagentProgress(parent string, content []llm.Block) {
+func (m *Model) subagentProgress(parent string, content []agent.ContentBlock) {
 	tc := m.findTool(parent)
 	if tc == nil {
 		return
 	}
 	for _, b := range content {
-		if b.Type == llm.TypeToolUse {
+		if b.Type == agent.BlockToolUse {
 			tc.subUses++
 			tc.subLast = toolTitle(b.Name, b.Input, m.cfg.cwd)
 		}
@@ -269,7 +268,7 @@ func (m *Model) user(msg *agent.UserMessage) {
 		return
 	}
 	for _, b := range msg.Message.Content {
-		if b.Type != llm.TypeToolResult {
+		if b.Type != agent.BlockToolResult {
 			continue
 		}
 		tc := m.findTool(b.ToolUseID)

@@ -11,7 +11,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tackcode/tack/agent"
-	"github.com/tackcode/tack/internal/llm"
 )
 
 // fakeBackend records what the model asks of the session.
@@ -29,6 +28,10 @@ type fakeBackend struct {
 	rewound    []string
 	logins     []string
 	info       agent.ClientInfo
+	settings   agent.Settings
+	// sessions are the saved sessions; transcripts their conversations.
+	sessions    []agent.SessionInfo
+	transcripts map[string][]agent.MessageParam
 }
 
 func (f *fakeBackend) Send(p string) error { f.sent = append(f.sent, p); return nil }
@@ -49,10 +52,15 @@ func (f *fakeBackend) SetPermissionMode(m agent.PermissionMode) error {
 	f.modes = append(f.modes, m)
 	return nil
 }
-func (f *fakeBackend) Info() agent.ClientInfo              { return f.info }
-func (f *fakeBackend) MCPServers() []agent.MCPServerStatus { return nil }
-func (f *fakeBackend) Clear() error                        { f.clears++; return nil }
-func (f *fakeBackend) Resume(id string) error              { f.resumed = append(f.resumed, id); return nil }
+func (f *fakeBackend) Info() agent.ClientInfo                 { return f.info }
+func (f *fakeBackend) MCPServers() []agent.MCPServerStatus    { return nil }
+func (f *fakeBackend) Settings() agent.Settings               { return f.settings }
+func (f *fakeBackend) Sessions() ([]agent.SessionInfo, error) { return f.sessions, nil }
+func (f *fakeBackend) SessionMessages(id string) ([]agent.MessageParam, error) {
+	return f.transcripts[id], nil
+}
+func (f *fakeBackend) Clear() error           { f.clears++; return nil }
+func (f *fakeBackend) Resume(id string) error { f.resumed = append(f.resumed, id); return nil }
 func (f *fakeBackend) Reopen(change func(*agent.Options)) error {
 	var o agent.Options
 	change(&o)
@@ -170,15 +178,16 @@ func textDelta(i int, s string) *agent.StreamEvent {
 	return event(fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":%s}}`, i, b))
 }
 
-func assistant(blocks ...llm.Block) *agent.AssistantMessage {
+func assistant(blocks ...agent.ContentBlock) *agent.AssistantMessage {
 	m := &agent.AssistantMessage{Type: "assistant", SessionID: "s1"}
-	m.Message.Role = llm.RoleAssistant
+	m.Message.Role = agent.RoleAssistant
 	m.Message.Content = blocks
 	return m
 }
 
 func toolResult(id, text string, isError bool, structured any) *agent.UserMessage {
-	return &agent.UserMessage{Type: "user", Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.ToolResult(id, text, isError)}}, ToolUseResult: structured}
+	res := agent.ContentBlock{Type: agent.BlockToolResult, ToolUseID: id, Content: []agent.ContentBlock{agent.TextBlock(text)}, IsError: isError}
+	return &agent.UserMessage{Type: "user", Message: agent.MessageParam{Role: agent.RoleUser, Content: []agent.ContentBlock{res}}, ToolUseResult: structured}
 }
 
 func result(cost float64) *agent.ResultMessage {

@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/agent"
 )
 
 func TestImagesGoAsImageBlocks(t *testing.T) {
@@ -33,7 +33,7 @@ func TestImagesGoAsImageBlocks(t *testing.T) {
 	p := h.be.prompts[0]
 	var images []string
 	for _, b := range p.Content {
-		if b.Type == llm.TypeImage {
+		if b.Type == agent.BlockImage {
 			images = append(images, b.Source.MediaType)
 		}
 	}
@@ -63,7 +63,7 @@ func TestCtrlVAttachesTheClipboardImage(t *testing.T) {
 	h.typeText(" what is this?")
 	h.enter()
 	p := h.be.prompts[len(h.be.prompts)-1]
-	if len(p.Content) != 2 || p.Content[1].Type != llm.TypeImage || p.Content[1].Source.MediaType != "image/png" {
+	if len(p.Content) != 2 || p.Content[1].Type != agent.BlockImage || p.Content[1].Source.MediaType != "image/png" {
 		t.Errorf("prompt content %+v", p.Content)
 	}
 }

@@ -22,13 +22,20 @@ type backend interface {
 	SetPermissionMode(mode agent.PermissionMode) error
 	Info() agent.ClientInfo
 	MCPServers() []agent.MCPServerStatus
+	// Settings are the settings the session runs under.
+	Settings() agent.Settings
+	// Sessions lists the saved sessions of the working directory, newest
+	// first; SessionMessages is the conversation of one of them.
+	Sessions() ([]agent.SessionInfo, error)
+	SessionMessages(id string) ([]agent.MessageParam, error)
 	// Clear replaces the session by a new, empty one.
 	Clear() error
 	// Resume replaces the session by the saved one with this id or name.
 	Resume(idOrName string) error
 	// Reopen resumes the session at once with changed options.
 	Reopen(change func(*agent.Options)) error
-	// AllowRule allows calls matching rule for the rest of the run.
+	// AllowRule allows calls matching rule for the rest of the session
+	// and saves it to the local settings, which later sessions read.
 	AllowRule(rule string) error
 	// ContextUsage says what fills the context window.
 	ContextUsage() agent.ContextUsage
@@ -45,10 +52,8 @@ type modelConfig struct {
 	cwd         string
 	getenv      func(string) string
 	historyPath string // "" keeps no history on disk
-	projectDir  string // the transcripts of this directory's sessions
 	prompt      string // sent once the program starts
 	resumed     bool   // the session continues a saved one: show its end
-	settings    *uiSettings
 	now         func() time.Time
 	// printHook, when set, sees every text printed to the scrollback (tests).
 	printHook func(string)
@@ -146,9 +151,6 @@ func newModel(cfg modelConfig) *Model {
 	if cfg.getenv == nil {
 		cfg.getenv = func(string) string { return "" }
 	}
-	if cfg.settings == nil {
-		cfg.settings = &uiSettings{}
-	}
 	m := &Model{cfg: cfg, be: cfg.backend, now: cfg.now, st: newStyles(), width: 80, height: 24}
 	m.md = newMarkdown()
 	m.input = newInput()
@@ -166,7 +168,7 @@ func newModel(cfg modelConfig) *Model {
 	m.print(m.st.accent.Render("✻") + " " + m.st.bold.Render("tack") + m.st.dim.Render(" "+version.Version+" · "+cfg.cwd+" · /help for commands"))
 	if cfg.resumed {
 		// Before anything else is printed: the end of the conversation.
-		m.replayed(loadReplay(cfg.projectDir, m.sessionID))
+		m.replayed(loadReplay(m.be, m.sessionID))
 	}
 	return m
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,9 +15,6 @@ import (
 
 	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/diff"
-	"github.com/tackcode/tack/internal/llm"
-	"github.com/tackcode/tack/internal/protocol"
-	"github.com/tackcode/tack/internal/session"
 )
 
 func TestPromptIsSentAndEchoed(t *testing.T) {
@@ -72,7 +70,7 @@ func TestStreamingPrintsFinishedParagraphsOnce(t *testing.T) {
 		t.Fatalf("the rest is not printed at the block's end: %q", h.printed)
 	}
 	// The assistant message repeats the streamed block: not printed again.
-	h.send(engineMsg{msg: assistant(llm.Text("Hello **world**\n\n```go\nx := 1\n\ny := 2\n```\n\nBye."))})
+	h.send(engineMsg{msg: assistant(agent.TextBlock("Hello **world**\n\n```go\nx := 1\n\ny := 2\n```\n\nBye."))})
 	if len(h.printed) != 3 {
 		t.Fatalf("printed twice: %q", h.printed)
 	}
@@ -87,7 +85,7 @@ func TestStreamingPrintsFinishedParagraphsOnce(t *testing.T) {
 
 func TestUnstreamedTextIsPrinted(t *testing.T) {
 	h := newHarness(t)
-	h.send(engineMsg{msg: assistant(llm.Text("just *this*"))})
+	h.send(engineMsg{msg: assistant(agent.TextBlock("just *this*"))})
 	if !strings.Contains(h.allPrinted(), "just this") {
 		t.Errorf("printed %q", h.printed)
 	}
@@ -95,7 +93,7 @@ func TestUnstreamedTextIsPrinted(t *testing.T) {
 
 func TestBashCallShowsFoldedOutputAndExitCode(t *testing.T) {
 	h := newHarness(t)
-	h.send(engineMsg{msg: assistant(llm.Block{Type: llm.TypeToolUse, ID: "t1", Name: "Bash", Input: json.RawMessage(`{"command":"make test"}`)})})
+	h.send(engineMsg{msg: assistant(agent.ContentBlock{Type: agent.BlockToolUse, ID: "t1", Name: "Bash", Input: json.RawMessage(`{"command":"make test"}`)})})
 	if v := h.view(); !strings.Contains(v, "Bash(make test)") {
 		t.Errorf("the running call is not shown:\n%s", v)
 	}
@@ -117,7 +115,7 @@ func TestBashCallShowsFoldedOutputAndExitCode(t *testing.T) {
 func TestEditCallShowsDiff(t *testing.T) {
 	h := newHarness(t)
 	path := filepath.Join(h.m.cfg.cwd, "a.go")
-	h.send(engineMsg{msg: assistant(llm.Block{Type: llm.TypeToolUse, ID: "t1", Name: "Edit", Input: json.RawMessage(`{"file_path":"` + path + `","old_string":"old","new_string":"new"}`)})})
+	h.send(engineMsg{msg: assistant(agent.ContentBlock{Type: agent.BlockToolUse, ID: "t1", Name: "Edit", Input: json.RawMessage(`{"file_path":"` + path + `","old_string":"old","new_string":"new"}`)})})
 	h.send(engineMsg{msg: toolResult("t1", "ok", false, map[string]any{"structuredPatch": diff.Patch("a\nold\nb\n", "a\nnew\nb\n")})})
 	out := h.allPrinted()
 	for _, want := range []string{"Update(a.go)", "1 addition", "1 removal", "- old", "+ new"} {
@@ -129,9 +127,9 @@ func TestEditCallShowsDiff(t *testing.T) {
 
 func TestSubagentProgress(t *testing.T) {
 	h := newHarness(t)
-	h.send(engineMsg{msg: assistant(llm.Block{Type: llm.TypeToolUse, ID: "a1", Name: "Agent", Input: json.RawMessage(`{"description":"explore","prompt":"p","subagent_type":"Explore"}`)})})
+	h.send(engineMsg{msg: assistant(agent.ContentBlock{Type: agent.BlockToolUse, ID: "a1", Name: "Agent", Input: json.RawMessage(`{"description":"explore","prompt":"p","subagent_type":"Explore"}`)})})
 	parent := "a1"
-	sub := assistant(llm.Block{Type: llm.TypeToolUse, ID: "x", Name: "Read", Input: json.RawMessage(`{"file_path":"/x/y.go"}`)})
+	sub := assistant(agent.ContentBlock{Type: agent.BlockToolUse, ID: "x", Name: "Read", Input: json.RawMessage(`{"file_path":"/x/y.go"}`)})
 	sub.ParentToolUseID = &parent
 	h.send(engineMsg{msg: sub})
 	if v := h.view(); !strings.Contains(v, "Explore(explore)") || !strings.Contains(v, "1 tool use · Read(/x/y.go)") {
@@ -178,18 +176,13 @@ func TestPermissionAllowAlwaysWritesRule(t *testing.T) {
 	if a := <-req.reply; !a.allow {
 		t.Errorf("answer %+v", a)
 	}
+	// The session takes the rule and saves it to the local settings
+	// (host.AllowRule; TestRunWithAgentClient reads the file it writes).
 	if len(h.be.rules) != 1 || h.be.rules[0] != "Bash(go test *)" {
 		t.Errorf("session rules %q", h.be.rules)
 	}
-	data, err := os.ReadFile(filepath.Join(h.m.cfg.cwd, ".claude", "settings.local.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s struct {
-		Permissions struct{ Allow []string }
-	}
-	if err := json.Unmarshal(data, &s); err != nil || len(s.Permissions.Allow) != 1 || s.Permissions.Allow[0] != "Bash(go test *)" {
-		t.Errorf("settings %s (%v)", data, err)
+	if !strings.Contains(h.allPrinted(), "Added Bash(go test *) to .claude/settings.local.json") {
+		t.Errorf("printed %q", h.printed)
 	}
 }
 
@@ -457,14 +450,7 @@ func TestFirstPromptIsSentAtStart(t *testing.T) {
 func TestStatusLineCommand(t *testing.T) {
 	h := newHarness(t)
 	dir := h.m.cfg.cwd
-	settings := filepath.Join(dir, ".claude", "settings.json")
-	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(settings, []byte(`{"statusLine": {"type": "command", "command": "cat > status.json; echo custom-status"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	h.m.cfg.settings = loadUISettings(dir, t.TempDir(), "", nil, false)
+	h.be.settings.StatusLine = &agent.StatusLineSettings{Type: "command", Command: "cat > status.json; echo custom-status"}
 	h.run(h.m.refreshStatusLine())
 	if v := h.view(); !strings.Contains(v, "custom-status") {
 		t.Errorf("status line not shown:\n%s", v)
@@ -476,7 +462,8 @@ func TestStatusLineCommand(t *testing.T) {
 	}
 }
 
-// An untrusted folder's status line never runs; the user's does.
+// An untrusted folder's status line never runs; the user's does. The UI
+// shows the settings of the session, which leaves the folder's out.
 func TestUntrustedFolderStatusLineDoesNotRun(t *testing.T) {
 	h := newHarness(t)
 	dir := h.m.cfg.cwd
@@ -492,8 +479,18 @@ func TestUntrustedFolderStatusLineDoesNotRun(t *testing.T) {
 	}
 	writeSettings(filepath.Join(dir, ".claude", "settings.json"), "touch "+canary+"; echo folder-status")
 	configDir := t.TempDir()
-	h.m.cfg.settings = loadUISettings(dir, configDir, "", nil, true)
-	if cmd := h.m.cfg.settings.statusLineCommand(); cmd != "" {
+	sessionSettings := func() agent.Settings {
+		t.Helper()
+		c, err := agent.NewClient(context.Background(), agent.Options{Cwd: dir, Untrusted: true, NoSessionPersistence: true,
+			Env: map[string]string{"ANTHROPIC_API_KEY": "test-key", "HOME": t.TempDir(), "CLAUDE_CONFIG_DIR": configDir}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		return c.Settings()
+	}
+	h.be.settings = sessionSettings()
+	if cmd := h.m.statusLineCommand(); cmd != "" {
 		t.Fatalf("untrusted: status line %q", cmd)
 	}
 	h.run(h.m.refreshStatusLine())
@@ -501,7 +498,7 @@ func TestUntrustedFolderStatusLineDoesNotRun(t *testing.T) {
 		t.Error("the untrusted folder's status line ran")
 	}
 	writeSettings(filepath.Join(configDir, "settings.json"), "echo user-status")
-	h.m.cfg.settings = loadUISettings(dir, configDir, "", nil, true)
+	h.be.settings = sessionSettings()
 	h.run(h.m.refreshStatusLine())
 	if v := h.view(); !strings.Contains(v, "user-status") {
 		t.Errorf("the user's status line is not shown:\n%s", v)
@@ -578,24 +575,20 @@ func TestMentionCompletesPathsAndAttachesTheFile(t *testing.T) {
 }
 
 func TestResumePicker(t *testing.T) {
-	projectDir := t.TempDir()
-	h := newHarness(t, func(c *modelConfig) { c.projectDir = projectDir })
+	h := newHarness(t)
 	h.typeText("/resume")
 	h.enter()
 	if !strings.Contains(h.allPrinted(), "No other conversation") {
 		t.Fatalf("printed %q", h.printed)
 	}
 	const old = "11111111-2222-4333-8444-555555555555"
-	w := session.NewWriter(filepath.Join(projectDir, old+".jsonl"), session.Meta{SessionID: old, Cwd: h.m.cfg.cwd, Entrypoint: "cli"}, "")
-	// The transcript of an earlier session, as the runtime records it.
-	for _, rec := range []protocol.Message{
-		&protocol.User{Type: "user", UUID: "u1", Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text("refactor the parser")}}},
-		&protocol.Assistant{Type: "assistant", UUID: "a1", Message: assistant(llm.Text("Done.")).Message},
-	} {
-		if err := w.Record(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
+	// An earlier session, as the SDK lists and loads it.
+	saved := []agent.SessionInfo{{ID: old, Summary: "refactor the parser", Messages: 2, Modified: h.clock.Add(-time.Hour)}}
+	conversation := map[string][]agent.MessageParam{old: {
+		{Role: agent.RoleUser, Content: []agent.ContentBlock{agent.TextBlock("refactor the parser")}},
+		{Role: agent.RoleAssistant, Content: []agent.ContentBlock{agent.TextBlock("Done.")}},
+	}}
+	h.be.sessions, h.be.transcripts = saved, conversation
 	h.typeText("/resume")
 	h.enter()
 	if v := h.view(); !strings.Contains(v, "Resume a conversation") || !strings.Contains(v, "refactor the parser") {
@@ -616,8 +609,9 @@ func TestResumePicker(t *testing.T) {
 	}
 	// So it is when tack starts on a resumed session (-c, -r).
 	h3 := newHarness(t, func(c *modelConfig) {
-		c.projectDir, c.resumed = projectDir, true
-		c.backend.(*fakeBackend).info.SessionID = old
+		c.resumed = true
+		be := c.backend.(*fakeBackend)
+		be.info.SessionID, be.sessions, be.transcripts = old, saved, conversation
 	})
 	if out := h3.allPrinted(); !strings.Contains(out, "> refactor the parser") {
 		t.Errorf("replay at start: %q", out)
@@ -664,7 +658,7 @@ func TestTinyTerminalDoesNotBreakTheView(t *testing.T) {
 		h.enter()
 		h.send(engineMsg{msg: event(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)})
 		h.send(engineMsg{msg: textDelta(0, strings.Repeat("word ", 40))})
-		h.send(engineMsg{msg: assistant(llm.Block{Type: llm.TypeToolUse, ID: "t", Name: "Bash", Input: json.RawMessage(`{"command":"` + strings.Repeat("x", 200) + `"}`)})})
+		h.send(engineMsg{msg: assistant(agent.ContentBlock{Type: agent.BlockToolUse, ID: "t", Name: "Bash", Input: json.RawMessage(`{"command":"` + strings.Repeat("x", 200) + `"}`)})})
 		_ = h.view()
 		h.send(permRequestMsg{req: permRequestFor("Edit", `{"file_path":"/nonexistent/f","old_string":"a","new_string":"b"}`)})
 		if v := h.view(); !strings.Contains(v, "Yes") && size[0] >= 30 {
@@ -726,7 +720,7 @@ func TestEscEscRewindsThisSession(t *testing.T) {
 		h.typeText(p)
 		h.enter()
 		h.send(engineMsg{msg: &agent.AssistantMessage{Type: "assistant", UUID: fmt.Sprintf("answer-%d", i),
-			Message: assistant(llm.Text("ok")).Message}})
+			Message: assistant(agent.TextBlock("ok")).Message}})
 		h.send(engineMsg{msg: result(0)})
 	}
 	ids := []string{h.be.prompts[0].ID, h.be.prompts[1].ID}

@@ -148,13 +148,7 @@ func (m *Model) answer(c choice, feedback string) {
 		d.req.reply <- permAnswer{allow: true}
 	case choiceAlways:
 		d.req.reply <- permAnswer{allow: true}
-		// The session takes the rule first: one it refuses is not saved.
 		if err := m.be.AllowRule(d.rule); err != nil {
-			m.printError(err.Error())
-			break
-		}
-		path := filepath.Join(m.cfg.cwd, ".claude", "settings.local.json")
-		if err := addAllowRule(path, d.rule); err != nil {
 			m.printError(fmt.Sprintf("could not save the rule %s: %v", d.rule, err))
 		} else {
 			m.print(m.st.dim.Render(fmt.Sprintf("  ✓ Added %s to .claude/settings.local.json", d.rule)))

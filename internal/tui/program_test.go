@@ -12,7 +12,6 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/tackcode/tack/agent"
-	"github.com/tackcode/tack/internal/llm"
 )
 
 // TestProgramPrintsInOrder runs the model in a real Bubble Tea program
@@ -32,11 +31,11 @@ func TestProgramPrintsInOrder(t *testing.T) {
 		tm.Send(engineMsg{msg: event(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)})
 		tm.Send(engineMsg{msg: textDelta(0, p+"\n\n")})
 		tm.Send(engineMsg{msg: event(`{"type":"content_block_stop","index":0}`)})
-		tm.Send(engineMsg{msg: assistant(llm.Text(p + "\n\n"))})
+		tm.Send(engineMsg{msg: assistant(agent.TextBlock(p + "\n\n"))})
 		id := fmt.Sprintf("t%d", i)
 		tool := fmt.Sprintf("tool-%02d", i)
 		want = append(want, tool)
-		tm.Send(engineMsg{msg: assistant(llm.Block{Type: llm.TypeToolUse, ID: id, Name: "Bash", Input: []byte(`{"command":"echo ` + tool + `"}`)})})
+		tm.Send(engineMsg{msg: assistant(agent.ContentBlock{Type: agent.BlockToolUse, ID: id, Name: "Bash", Input: []byte(`{"command":"echo ` + tool + `"}`)})})
 		tm.Send(engineMsg{msg: toolResult(id, "", false, nil)})
 	}
 	tm.Send(engineMsg{msg: result(0.25)})

@@ -9,13 +9,12 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/tackcode/tack/internal/llm"
-	"github.com/tackcode/tack/internal/session"
+	"github.com/tackcode/tack/agent"
 )
 
 // sessionPicker lists the directory's saved sessions for /resume.
 type sessionPicker struct {
-	sessions []session.Info
+	sessions []agent.SessionInfo
 	sel      int
 }
 
@@ -26,12 +25,12 @@ func (m *Model) cmdResume(args string) tea.Cmd {
 	if args != "" {
 		return m.resume(args)
 	}
-	all, err := session.List(m.cfg.projectDir)
+	all, err := m.be.Sessions()
 	if err != nil {
 		m.printError(err.Error())
 		return nil
 	}
-	var list []session.Info
+	var list []agent.SessionInfo
 	for _, s := range all {
 		if s.ID != m.sessionID {
 			list = append(list, s)
@@ -147,29 +146,28 @@ func ago(d time.Duration) string {
 const maxReplay = 12
 
 type replayMsg struct {
-	msgs []llm.Message
+	msgs []agent.MessageParam
 	err  error
 }
 
 // replay loads the transcript of the session now running, to show the end
 // of a resumed conversation.
 func (m *Model) replay() tea.Cmd {
-	dir, id := m.cfg.projectDir, m.be.Info().SessionID
-	return func() tea.Msg { return loadReplay(dir, id) }
+	be, id := m.be, m.be.Info().SessionID
+	return func() tea.Msg { return loadReplay(be, id) }
 }
 
-func loadReplay(dir, id string) replayMsg {
-	if dir == "" || id == "" {
+func loadReplay(be backend, id string) replayMsg {
+	if id == "" {
 		return replayMsg{}
 	}
-	t, err := session.LoadSession(dir, id)
+	msgs, err := be.SessionMessages(id)
 	if errors.Is(err, fs.ErrNotExist) {
 		return replayMsg{} // nothing written yet (a fork)
 	}
 	if err != nil {
 		return replayMsg{err: err}
 	}
-	msgs := t.Messages
 	if len(msgs) > maxReplay {
 		msgs = msgs[len(msgs)-maxReplay:]
 	}
@@ -197,16 +195,16 @@ func (m *Model) replayed(r replayMsg) {
 	for _, msg := range r.msgs {
 		for _, b := range msg.Content {
 			switch {
-			case b.Type == llm.TypeText && msg.Role == llm.RoleUser:
+			case b.Type == agent.BlockText && msg.Role == agent.RoleUser:
 				// Not the text tack adds (summaries, reminders, notes).
 				if t := strings.TrimSpace(b.Text); t != "" && !strings.HasPrefix(t, "<") {
 					show(m.st.user.Render(indentBlock(firstLines(t, 6), "> ", "  ")))
 				}
-			case b.Type == llm.TypeText:
+			case b.Type == agent.BlockText:
 				if md := m.md.render(b.Text, m.width); md != "" {
 					show(m.st.accent.Render("⏺") + " " + strings.TrimPrefix(md, "  "))
 				}
-			case b.Type == llm.TypeToolUse:
+			case b.Type == agent.BlockToolUse:
 				show(m.st.dim.Render("⏺ " + toolTitle(b.Name, b.Input, m.cfg.cwd)))
 			}
 		}

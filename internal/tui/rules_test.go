@@ -10,68 +10,6 @@ import (
 	"testing"
 )
 
-func TestAddAllowRule(t *testing.T) {
-	tests := []struct {
-		name, before, want string
-	}{
-		{"no file", "", "{\n  \"permissions\": {\n    \"allow\": [\"Bash(ls *)\"]\n  }\n}\n"},
-		{"other keys kept", "{\n    \"model\": \"opus\"\n}\n",
-			"{\n    \"model\": \"opus\",\n    \"permissions\": {\n        \"allow\": [\"Bash(ls *)\"]\n    }\n}\n"},
-		{"permissions without allow", "{\n  \"permissions\": {\n    \"deny\": [\"Read(./.env)\"]\n  }\n}\n",
-			"{\n  \"permissions\": {\n    \"deny\": [\"Read(./.env)\"],\n    \"allow\": [\"Bash(ls *)\"]\n  }\n}\n"},
-		{"appended", "{\"permissions\": {\"allow\": [\"Read\"]}}", "{\"permissions\": {\"allow\": [\"Read\", \"Bash(ls *)\"]}}"},
-		{"empty list", "{\"permissions\": {\"allow\": []}}", "{\"permissions\": {\"allow\": [\"Bash(ls *)\"]}}"},
-		{"already there", "{\"permissions\": {\"allow\": [\"Bash(ls *)\"]}}", "{\"permissions\": {\"allow\": [\"Bash(ls *)\"]}}"},
-		{"crlf", "{\r\n  \"a\": 1\r\n}\r\n", "{\r\n  \"a\": 1,\r\n  \"permissions\": {\r\n    \"allow\": [\"Bash(ls *)\"]\r\n  }\r\n}\r\n"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), ".claude", "settings.local.json")
-			if tt.before != "" {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(tt.before), 0o600); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := addAllowRule(path, "Bash(ls *)"); err != nil {
-				t.Fatal(err)
-			}
-			got, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != tt.want {
-				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
-			}
-			if !json.Valid(got) {
-				t.Error("invalid JSON")
-			}
-			if tt.before != "" {
-				if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
-					t.Errorf("mode %v", fi.Mode().Perm())
-				}
-			}
-		})
-	}
-}
-
-func TestAddAllowRuleRefusesNonObjects(t *testing.T) {
-	for _, content := range []string{`[]`, `{"permissions": []}`, `{"permissions": {"allow": "x"}}`, `{bad`} {
-		path := filepath.Join(t.TempDir(), "s.json")
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := addAllowRule(path, "Read"); err == nil {
-			t.Errorf("%s: no error", content)
-		}
-		if got, _ := os.ReadFile(path); string(got) != content {
-			t.Errorf("%s: file changed to %s", content, got)
-		}
-	}
-}
-
 func TestSuggestRule(t *testing.T) {
 	cwd := "/work/p"
 	tests := []struct{ tool, input, want string }{

@@ -16,7 +16,6 @@ import (
 	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
-	"github.com/tackcode/tack/internal/session"
 )
 
 // screenLog collects what the program writes, as plain text.
@@ -205,10 +204,15 @@ func TestClearAndResumeWithAgentClient(t *testing.T) {
 	// /rename names the conversation: -r NAME finds it.
 	r.typeKeys("/rename number-talk\r")
 	r.out.waitFor(t, "Named this conversation number-talk")
-	projectDir := session.ProjectDir(filepath.Join(r.home, ".claude"), dir, func(string) string { return "" })
-	if info, err := session.Resolve(projectDir, "number-talk"); err != nil || info.ID != first {
-		t.Errorf("resolve the name: %+v %v", info, err)
+	named, err := agent.NewClient(context.Background(), agent.Options{Cwd: dir, Resume: "number-talk", NoSessionPersistence: true,
+		Env: map[string]string{"ANTHROPIC_API_KEY": "test-key", "HOME": r.home, "CLAUDE_CONFIG_DIR": filepath.Join(r.home, ".claude")}})
+	if err != nil {
+		t.Fatalf("resume by the name: %v", err)
 	}
+	if id := named.SessionID(); id != first {
+		t.Errorf("resume by the name: session %s, want %s", id, first)
+	}
+	named.Close()
 	r.quit()
 }
 

@@ -6,77 +6,22 @@ import (
 	"encoding/json"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/version"
 )
 
-// uiSettings are the settings the UI reads itself (statusLine, and the
-// rules and hooks listed by /permissions and /hooks), re-read on demand.
-type uiSettings struct {
-	load func() (*config.Merged, error)
-	// scopes are the --setting-sources (nil: all).
-	scopes []config.Scope
-
-	mu     sync.Mutex
-	merged *config.Merged
-	err    string
-}
-
-// loadUISettings reads the settings as the session does: untrusted, the
-// folder's own files keep only their deny and ask rules (so its status line
-// never runs).
-func loadUISettings(cwd, configDir, flagSettings string, sources []string, untrusted bool) *uiSettings {
-	var scopes []config.Scope
-	if sources != nil {
-		scopes = []config.Scope{}
-		for _, s := range sources {
-			parsed, err := config.ParseSources(s)
-			if err == nil {
-				scopes = append(scopes, parsed...)
-			}
-		}
-	}
-	u := &uiSettings{scopes: scopes, load: func() (*config.Merged, error) {
-		return config.Load(config.LoadOptions{ConfigDir: configDir, ProjectDir: cwd, Cwd: cwd, FlagSettings: flagSettings, Sources: scopes, Untrusted: untrusted})
-	}}
-	u.reload()
-	return u
-}
-
-// reload reads the settings again; nil when they cannot be read.
-func (u *uiSettings) reload() *config.Merged {
-	if u.load == nil {
-		return u.current()
-	}
-	m, err := u.load()
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if err != nil {
-		u.err = err.Error()
-		return nil
-	}
-	u.merged, u.err = m, ""
-	return m
-}
-
-func (u *uiSettings) current() *config.Merged {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.merged
-}
-
-// statusLineCommand is the statusLine setting's command, or "".
-func (u *uiSettings) statusLineCommand() string {
-	m := u.current()
-	if m == nil || m.StatusLine == nil || m.StatusLine.Type != "" && m.StatusLine.Type != "command" {
+// statusLineCommand is the session's statusLine command, or "". An
+// untrusted folder's own settings never bring one: the session leaves them
+// out.
+func (m *Model) statusLineCommand() string {
+	sl := m.be.Settings().StatusLine
+	if sl == nil || sl.Type != "" && sl.Type != "command" {
 		return ""
 	}
-	return m.StatusLine.Command
+	return sl.Command
 }
 
 type statusLineMsg struct {
@@ -112,7 +57,7 @@ type statusInput struct {
 
 // refreshStatusLine runs the statusLine command, when there is one.
 func (m *Model) refreshStatusLine() tea.Cmd {
-	command := m.cfg.settings.statusLineCommand()
+	command := m.statusLineCommand()
 	if command == "" || m.statusBusy {
 		return nil
 	}

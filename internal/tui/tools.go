@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/diff"
-	"github.com/tackcode/tack/internal/llm"
 )
 
 // toolInput holds the input fields the UI shows.
@@ -139,7 +139,7 @@ func decodeStructured(v any) (structured, bool) {
 const foldLines = 4
 
 // renderToolCall renders a finished call and its result for the scrollback.
-func (m *Model) renderToolCall(tc *toolCall, res llm.Block, result any) string {
+func (m *Model) renderToolCall(tc *toolCall, res agent.ContentBlock, result any) string {
 	st := m.st
 	text := resultText(res)
 	head := st.accent.Render("⏺") + " " + st.bold.Render(truncate(toolTitle(tc.name, tc.input, m.cfg.cwd), m.width-2))
@@ -161,10 +161,10 @@ func (m *Model) renderToolCall(tc *toolCall, res llm.Block, result any) string {
 	return b.String()
 }
 
-func resultText(b llm.Block) string {
+func resultText(b agent.ContentBlock) string {
 	var parts []string
 	for _, c := range b.Content {
-		if c.Type == llm.TypeText {
+		if c.Type == agent.BlockText {
 			parts = append(parts, c.Text)
 		}
 	}
@@ -172,7 +172,7 @@ func resultText(b llm.Block) string {
 }
 
 // toolBody is the lines under a call's title.
-func (m *Model) toolBody(tc *toolCall, res llm.Block, text string, result any) []string {
+func (m *Model) toolBody(tc *toolCall, res agent.ContentBlock, text string, result any) []string {
 	st := m.st
 	w := max(20, m.width-6)
 	sr, hasStructured := decodeStructured(result)
@@ -233,7 +233,7 @@ func (m *Model) toolBody(tc *toolCall, res llm.Block, text string, result any) [
 }
 
 // bashBody shows a command's output, folded, and its exit code.
-func (m *Model) bashBody(res llm.Block, text string, sr structured, hasStructured bool, w int) []string {
+func (m *Model) bashBody(res agent.ContentBlock, text string, sr structured, hasStructured bool, w int) []string {
 	st := m.st
 	code := 0
 	output := text

@@ -24,8 +24,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tackcode/tack/agent"
-	"github.com/tackcode/tack/internal/permission"
-	"github.com/tackcode/tack/internal/session"
 )
 
 // Engine is what the UI needs of a session; *agent.Client is one.
@@ -39,6 +37,7 @@ type Engine interface {
 	Info() agent.ClientInfo
 	MCPServers() []agent.MCPServerStatus
 	Flush(ctx context.Context) error
+	Settings() agent.Settings
 	Notify(ctx context.Context, notificationType, title, message string) []string
 	RewindFiles(messageID string, dryRun bool) agent.RewindResult
 	UpdatePermissions(ups ...agent.PermissionUpdate) error
@@ -132,17 +131,17 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer h.close()
 
-	configDir := session.ConfigDir(cfg.Getenv)
-	settings := loadUISettings(cwd, configDir, opts.Settings, opts.SettingSources, opts.Untrusted)
+	sessions, err := agent.SessionsDir(opts)
+	if err != nil {
+		return fmt.Errorf("the folder of this directory's sessions: %w", err)
+	}
 	m := newModel(modelConfig{
 		backend:     h,
 		cwd:         cwd,
 		getenv:      cfg.Getenv,
-		projectDir:  session.ProjectDir(configDir, cwd, cfg.Getenv),
-		historyPath: filepath.Join(session.ProjectDir(configDir, cwd, cfg.Getenv), "prompt-history.jsonl"),
+		historyPath: filepath.Join(sessions, "prompt-history.jsonl"),
 		prompt:      cfg.Prompt,
 		resumed:     opts.Continue || opts.Resume != "",
-		settings:    settings,
 		commandDocs: func() map[string]commandDoc { return commandDocsOf(h.Info()) },
 	})
 	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithFilter(sizeFilter())}, popts...)...)
@@ -308,15 +307,30 @@ func (h *host) restart(resume string, change func(*agent.Options)) error {
 }
 
 // AllowRule makes calls matching rule run without asking for the rest of
-// the session (the caller also writes it to the local settings, which
-// later sessions read).
+// the session, and saves it to the local settings, which later sessions
+// read: the session takes the rule first, so one it refuses is not saved.
 func (h *host) AllowRule(rule string) error {
-	r, err := permission.ParseRule(rule)
+	rv, err := agent.ParsePermissionRule(rule)
 	if err != nil {
-		return fmt.Errorf("rule %q: %w", rule, err)
+		return err
 	}
-	rv := agent.PermissionRuleValue{ToolName: r.Tool, RuleContent: r.Specifier}
-	return h.engine().UpdatePermissions(agent.PermissionUpdate{Type: "addRules", Behavior: "allow", Rules: []agent.PermissionRuleValue{rv}})
+	return h.engine().UpdatePermissions(agent.PermissionUpdate{Type: "addRules", Behavior: "allow",
+		Destination: "localSettings", Rules: []agent.PermissionRuleValue{rv}})
+}
+
+func (h *host) Settings() agent.Settings { return h.engine().Settings() }
+
+func (h *host) Sessions() ([]agent.SessionInfo, error) { return agent.ListSessions(h.options()) }
+
+func (h *host) SessionMessages(id string) ([]agent.MessageParam, error) {
+	return agent.SessionMessages(h.options(), id)
+}
+
+// options are the options sessions start with.
+func (h *host) options() agent.Options {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.opts
 }
 
 // canUseTool is the session's CanUseTool: it runs on the engine's

@@ -1,4 +1,4 @@
-package cli
+package configcmd
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/tackcode/tack/internal/cli/cmdio"
 
 	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/mcp/mcpconfig"
@@ -46,7 +48,7 @@ func newMCPEnv(t *testing.T) *mcpEnv {
 func (e *mcpEnv) run(args ...string) (string, string, int) {
 	e.t.Helper()
 	var out, errOut bytes.Buffer
-	stdio := IO{In: strings.NewReader(""), Out: &out, Err: &errOut, Getenv: os.Getenv}
+	stdio := cmdio.IO{In: strings.NewReader(""), Out: &out, Err: &errOut, Getenv: os.Getenv}
 	root := &cobra.Command{Use: "tack", SilenceUsage: true, SilenceErrors: true}
 	root.AddCommand(newMCPCmd(stdio, e.check, nil, e.call))
 	root.SetArgs(args)
@@ -54,11 +56,11 @@ func (e *mcpEnv) run(args ...string) (string, string, int) {
 	root.SetErr(&errOut)
 	err := root.ExecuteContext(context.Background())
 	code := 0
-	var ee *exitError
+	var ee *cmdio.ExitError
 	switch {
 	case err == nil:
 	case errors.As(err, &ee):
-		code = ee.code
+		code = ee.Code
 	default:
 		fmt.Fprintf(&errOut, "tack: %v\n", err)
 		code = 1
@@ -508,7 +510,7 @@ func TestMCPSettingsApproveAndExpand(t *testing.T) {
 func TestMCPCallResolvesTheServer(t *testing.T) {
 	e := newMCPEnv(t)
 	var got []string
-	e.call = func(ctx context.Context, stdio IO, s mcpconfig.Server, tool string, input json.RawMessage) error {
+	e.call = func(ctx context.Context, stdio cmdio.IO, s mcpconfig.Server, tool string, input json.RawMessage) error {
 		got = append(got, s.Name, s.Command, tool, string(input))
 		fmt.Fprintln(stdio.Out, "called")
 		return nil
@@ -521,22 +523,4 @@ func TestMCPCallResolvesTheServer(t *testing.T) {
 	if _, errOut, code := e.run("mcp", "call", "p", "t"); code != 1 || !strings.Contains(errOut, "is not approved: run tack mcp approve p first") {
 		t.Errorf("unapproved call: %d %s", code, errOut)
 	}
-}
-
-// TestMCPThroughMain runs the command as users do, once cli.go registers it.
-func TestMCPThroughMain(t *testing.T) {
-	if c, _, err := newRootCmd(IO{}).Find([]string{"mcp", "list"}); err != nil || c.Name() != "list" {
-		t.Skip("tack mcp is not registered in newRootCmd yet")
-	}
-	e := newMCPEnv(t)
-	var out, errOut bytes.Buffer
-	code := Main(context.Background(), []string{"mcp", "add", "-t", "http"}, IO{In: strings.NewReader(""), Out: &out, Err: &errOut})
-	if code != 1 || errOut.String() != "tack: missing the server name\nRun 'tack mcp add --help' for usage.\n" {
-		t.Errorf("exit %d: %q", code, errOut.String())
-	}
-	code = Main(context.Background(), []string{"mcp", "list"}, IO{In: strings.NewReader(""), Out: &out, Err: &errOut})
-	if code != 0 || !strings.Contains(out.String(), "No MCP servers configured") {
-		t.Errorf("exit %d: %s %s", code, out.String(), errOut.String())
-	}
-	_ = e
 }

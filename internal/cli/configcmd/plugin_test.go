@@ -1,4 +1,4 @@
-package cli
+package configcmd_test
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tackcode/tack/internal/cli"
 )
 
 // plugEnv is a user configuration directory and a project for `tack
@@ -38,7 +40,7 @@ func newPlugEnv(t *testing.T) *plugEnv {
 func (e *plugEnv) tack(args ...string) (stdout, stderr string, code int) {
 	e.t.Helper()
 	var out, errOut bytes.Buffer
-	code = Main(context.Background(), args, IO{In: strings.NewReader(""), Out: &out, Err: &errOut, Getenv: os.Getenv})
+	code = cli.Main(context.Background(), args, cli.IO{In: strings.NewReader(""), Out: &out, Err: &errOut, Getenv: os.Getenv})
 	return out.String(), errOut.String(), code
 }
 

@@ -1,4 +1,4 @@
-package cli
+package configcmd_test
 
 import (
 	"path/filepath"

@@ -1,4 +1,4 @@
-package cli
+package configcmd
 
 import (
 	"encoding/json"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tackcode/tack/internal/cli/cmdio"
+
 	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/extension"
 )
@@ -20,7 +22,7 @@ import (
 // newPluginCmd is `tack plugin`: marketplaces, and the plugins installed
 // from them, in the files Claude Code uses (<config>/plugins and the
 // settings' enabledPlugins), so that both tools see the same plugins.
-func newPluginCmd(stdio IO) *cobra.Command {
+func newPluginCmd(stdio cmdio.IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plugin",
 		Short: "Manage plugins and the marketplaces they come from",
@@ -43,13 +45,13 @@ Settings files are edited in place: only the enabledPlugins entry changes.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return mcpUsage(cmd, stdio, usagef("unknown command %q for \"tack plugin\"", args[0]))
+				return mcpUsage(cmd, stdio, cmdio.Usagef("unknown command %q for \"tack plugin\"", args[0]))
 			}
 			return cmd.Help()
 		},
 	}
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return mcpUsage(c, stdio, usagef("%v", err))
+		return mcpUsage(c, stdio, cmdio.Usagef("%v", err))
 	})
 	cmd.AddCommand(
 		newMarketplaceCmd(stdio),
@@ -75,12 +77,12 @@ type pluginEnv struct {
 	store      *extension.Store
 }
 
-func newPluginEnv(stdio IO) (*pluginEnv, error) {
+func newPluginEnv(stdio cmdio.IO) (*pluginEnv, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("working directory: %w", err)
 	}
-	getenv := mcpGetenv(stdio)
+	getenv := stdio.Env()
 	dir := config.DefaultConfigDir(getenv)
 	return &pluginEnv{getenv: getenv, configDir: dir, projectDir: wd, store: extension.NewStore(dir)}, nil
 }
@@ -100,7 +102,7 @@ func (e *pluginEnv) settingsPath(scope config.Scope) string {
 func parsePluginScope(s string) (config.Scope, error) {
 	sc := config.Scope(strings.ToLower(strings.TrimSpace(s)))
 	if !slices.Contains(pluginScopes, sc) {
-		return "", usagef("invalid scope %q (want user, project or local)", s)
+		return "", cmdio.Usagef("invalid scope %q (want user, project or local)", s)
 	}
 	return sc, nil
 }
@@ -113,7 +115,7 @@ func pluginScopeFlag(cmd *cobra.Command) *string {
 
 // settings reads the merged settings of this project; a broken settings
 // file is reported as a warning and read as none.
-func (e *pluginEnv) settings(stdio IO) *config.Merged {
+func (e *pluginEnv) settings(stdio cmdio.IO) *config.Merged {
 	m, err := config.Load(config.LoadOptions{ConfigDir: e.configDir, ProjectDir: e.projectDir, Cwd: e.projectDir})
 	if err != nil {
 		fmt.Fprintf(stdio.Err, "tack: warning: settings not read: %v\n", err)
@@ -132,7 +134,7 @@ func (e *pluginEnv) installedID(arg string) (id string, rec extension.InstalledP
 	}
 	if strings.Contains(arg, "@") {
 		if _, _, err := extension.SplitID(arg); err != nil {
-			return "", rec, false, usagef("%v", err)
+			return "", rec, false, cmdio.Usagef("%v", err)
 		}
 		rec, ok = installed[arg]
 		return arg, rec, ok, nil
@@ -150,7 +152,7 @@ func (e *pluginEnv) installedID(arg string) (id string, rec extension.InstalledP
 	case 1:
 		return found[0], installed[found[0]], true, nil
 	}
-	return "", rec, false, usagef("plugin %q is installed from several marketplaces: name one (%s)", arg, strings.Join(found, ", "))
+	return "", rec, false, cmdio.Usagef("plugin %q is installed from several marketplaces: name one (%s)", arg, strings.Join(found, ", "))
 }
 
 func notInstalled(id string) error {
@@ -160,14 +162,14 @@ func notInstalled(id string) error {
 	return fmt.Errorf("plugin %s is not installed (tack plugin install %s)", id, id)
 }
 
-func newMarketplaceCmd(stdio IO) *cobra.Command {
+func newMarketplaceCmd(stdio cmdio.IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "marketplace",
 		Short: "Manage the marketplaces plugins are installed from",
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return mcpUsage(cmd, stdio, usagef("unknown command %q for \"tack plugin marketplace\"", args[0]))
+				return mcpUsage(cmd, stdio, cmdio.Usagef("unknown command %q for \"tack plugin marketplace\"", args[0]))
 			}
 			return cmd.Help()
 		},
@@ -205,7 +207,7 @@ A git source may end in #REF to pick a branch or tag.`,
 				line += " " + p.Version
 			}
 			if p.Description != "" {
-				line += " — " + oneLine(p.Description, 100)
+				line += " — " + cmdio.OneLine(p.Description, 100)
 			}
 			fmt.Fprintln(stdio.Out, line)
 		}
@@ -284,7 +286,7 @@ func sortedCatalog(cat *extension.Catalog) []extension.CatalogPlugin {
 	return ps
 }
 
-func newPluginInstallCmd(stdio IO) *cobra.Command {
+func newPluginInstallCmd(stdio cmdio.IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "install NAME@MARKETPLACE",
 		Aliases: []string{"i"},
@@ -326,7 +328,7 @@ marketplace lists it.`,
 	return cmd
 }
 
-func newPluginUninstallCmd(stdio IO) *cobra.Command {
+func newPluginUninstallCmd(stdio cmdio.IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "uninstall NAME@MARKETPLACE",
 		Aliases: []string{"remove", "rm"},
@@ -399,7 +401,7 @@ func readEnabled(path, id string) (on, set bool) {
 	return on, set
 }
 
-func newPluginToggleCmd(stdio IO, enable bool) *cobra.Command {
+func newPluginToggleCmd(stdio cmdio.IO, enable bool) *cobra.Command {
 	verb, short := "enable", "Enable an installed plugin in the settings of --scope"
 	if !enable {
 		verb, short = "disable", "Disable a plugin in the settings of --scope"
@@ -444,7 +446,7 @@ func newPluginToggleCmd(stdio IO, enable bool) *cobra.Command {
 	return cmd
 }
 
-func newPluginListCmd(stdio IO) *cobra.Command {
+func newPluginListCmd(stdio cmdio.IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
@@ -486,7 +488,7 @@ too, as "(not installed)".`,
 		for _, id := range ids {
 			version, path := "-", "(not installed)"
 			if rec, ok := installed[id]; ok {
-				version, path = dash(rec.Version), rec.InstallPath
+				version, path = cmdio.Dash(rec.Version), rec.InstallPath
 			}
 			scope, enabled := "-", "no"
 			if m != nil {
@@ -508,7 +510,7 @@ too, as "(not installed)".`,
 	return cmd
 }
 
-func newPluginValidateCmd(stdio IO) *cobra.Command {
+func newPluginValidateCmd(stdio cmdio.IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "validate DIR",
 		Short: "Check a plugin (or marketplace) folder as tack would load it",
@@ -561,7 +563,7 @@ exit 0.`,
 		}
 		if errs > 0 {
 			fmt.Fprintf(stdio.Out, "Validation failed: %s, %s\n", countOf(errs, "error"), countOf(warns, "warning"))
-			return &exitError{code: 1}
+			return &cmdio.ExitError{Code: 1}
 		}
 		if warns > 0 {
 			fmt.Fprintf(stdio.Out, "Validation passed with %s\n", countOf(warns, "warning"))
@@ -617,13 +619,13 @@ func countOf(n int, word string) string {
 }
 
 // needArgs requires n arguments and names what is missing.
-func needArgs(stdio IO, n int, what string) cobra.PositionalArgs {
+func needArgs(stdio cmdio.IO, n int, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		switch {
 		case len(args) < n:
-			return mcpUsage(cmd, stdio, usagef("missing %s", what))
+			return mcpUsage(cmd, stdio, cmdio.Usagef("missing %s", what))
 		case len(args) > n:
-			return mcpUsage(cmd, stdio, usagef("unexpected argument %q", args[n]))
+			return mcpUsage(cmd, stdio, cmdio.Usagef("unexpected argument %q", args[n]))
 		}
 		return nil
 	}

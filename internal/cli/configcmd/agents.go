@@ -1,4 +1,4 @@
-package cli
+package configcmd
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tackcode/tack/internal/cli/cmdio"
+
 	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/extension"
 )
@@ -16,7 +18,7 @@ import (
 // newAgentsCmd is `tack agents`: the custom agents (subagent types) a
 // session started here would have, where each comes from, the definitions
 // others override, and the files that could not be loaded.
-func newAgentsCmd(stdio IO) *cobra.Command {
+func newAgentsCmd(stdio cmdio.IO) *cobra.Command {
 	var pluginDirs []string
 	var agentsJSON, sources, settings string
 	cmd := &cobra.Command{
@@ -42,11 +44,11 @@ still succeeds.`,
 		if err != nil {
 			return fmt.Errorf("working directory: %w", err)
 		}
-		getenv := mcpGetenv(stdio)
+		getenv := stdio.Env()
 		var scopes []config.Scope
 		if cmd.Flags().Changed("setting-sources") {
 			if scopes, err = config.ParseSources(sources); err != nil {
-				return usagef("--setting-sources: %v", err)
+				return cmdio.Usagef("--setting-sources: %v", err)
 			}
 		}
 		configDir := config.DefaultConfigDir(getenv)
@@ -96,7 +98,7 @@ func writeAgents(w io.Writer, set *extension.Set) error {
 
 func writeAgent(b *strings.Builder, a *extension.Agent) {
 	fmt.Fprintf(b, "\n  %s · %s\n", a.Name, a.Source)
-	if d := oneLine(a.Description, 200); d != "" {
+	if d := cmdio.OneLine(a.Description, 200); d != "" {
 		fmt.Fprintf(b, "    %s\n", d)
 	}
 	var attrs []string

@@ -1,4 +1,4 @@
-package cli
+package configcmd
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tackcode/tack/internal/cli/cmdio"
+
 	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/mcp/mcpconfig"
@@ -20,11 +22,11 @@ import (
 
 // MCPServeFunc runs `tack mcp serve`: tack itself as an MCP server on
 // standard input and output.
-type MCPServeFunc func(cmd *cobra.Command, stdio IO) error
+type MCPServeFunc func(cmd *cobra.Command, stdio cmdio.IO) error
 
 // MCPCallFunc runs `tack mcp call`: it calls tool of server with input (a
 // JSON object) and prints the result.
-type MCPCallFunc func(ctx context.Context, stdio IO, server mcpconfig.Server, tool string, input json.RawMessage) error
+type MCPCallFunc func(ctx context.Context, stdio cmdio.IO, server mcpconfig.Server, tool string, input json.RawMessage) error
 
 // checkTimeout bounds one health check of `tack mcp list` and `get`, as
 // Claude Code bounds a server's start-up (MCP_TIMEOUT, 30 s by default).
@@ -33,7 +35,7 @@ const checkTimeout = 30 * time.Second
 // newMCPCmd is `tack mcp`: the MCP servers of this project and of the user.
 // check connects to a server for `list` and `get` (nil: not checked); serve
 // and call implement `mcp serve` and `mcp call` (nil: not available yet).
-func newMCPCmd(stdio IO, check mcpconfig.HealthCheck, serve MCPServeFunc, call MCPCallFunc) *cobra.Command {
+func newMCPCmd(stdio cmdio.IO, check mcpconfig.HealthCheck, serve MCPServeFunc, call MCPCallFunc) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Configure and manage MCP servers",
@@ -49,13 +51,13 @@ user. --mcp-config adds servers for one launch and wins over all of them.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return mcpUsage(cmd, stdio, usagef("unknown command %q for \"tack mcp\"", args[0]))
+				return mcpUsage(cmd, stdio, cmdio.Usagef("unknown command %q for \"tack mcp\"", args[0]))
 			}
 			return cmd.Help()
 		},
 	}
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return mcpUsage(c, stdio, usagef("%v", err))
+		return mcpUsage(c, stdio, cmdio.Usagef("%v", err))
 	})
 	cmd.AddCommand(
 		newMCPAddCmd(stdio),
@@ -74,17 +76,17 @@ user. --mcp-config adds servers for one launch and wins over all of them.`,
 
 // mcpUsage reports a usage error the way tack does, pointing at the help of
 // the command that was run, and turns every error into exit code 1.
-func mcpUsage(cmd *cobra.Command, stdio IO, err error) error {
-	var ue *usageError
+func mcpUsage(cmd *cobra.Command, stdio cmdio.IO, err error) error {
+	var ue *cmdio.UsageError
 	if !errors.As(err, &ue) {
 		return err
 	}
-	fmt.Fprintf(stdio.Err, "tack: %v\nRun '%s --help' for usage.\n", ue.msg, cmd.CommandPath())
-	return &exitError{code: 1}
+	fmt.Fprintf(stdio.Err, "tack: %v\nRun '%s --help' for usage.\n", ue.Msg, cmd.CommandPath())
+	return &cmdio.ExitError{Code: 1}
 }
 
 // mcpRun wraps a RunE so that its usage errors get the mcp hint.
-func mcpRun(stdio IO, fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+func mcpRun(stdio cmdio.IO, fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		return mcpUsage(cmd, stdio, fn(cmd, args))
 	}
@@ -96,19 +98,11 @@ func scopeFlag(cmd *cobra.Command, def string) *string {
 	return &s
 }
 
-// mcpGetenv is stdio.Getenv, or the process environment.
-func mcpGetenv(stdio IO) func(string) string {
-	if stdio.Getenv != nil {
-		return stdio.Getenv
-	}
-	return os.Getenv
-}
-
 // mcpLookup resolves ${VAR}: the settings' env first (Claude Code applies it
 // to its environment before reading MCP configuration), then stdio.Getenv,
 // then the process environment, which alone tells an empty variable from an
 // unset one.
-func mcpLookup(stdio IO, settingsEnv map[string]string) func(string) (string, bool) {
+func mcpLookup(stdio cmdio.IO, settingsEnv map[string]string) func(string) (string, bool) {
 	return func(k string) (string, bool) {
 		if v, ok := settingsEnv[k]; ok {
 			return v, true
@@ -122,8 +116,8 @@ func mcpLookup(stdio IO, settingsEnv map[string]string) func(string) (string, bo
 	}
 }
 
-func mcpFiles(stdio IO) (mcpconfig.Files, error) {
-	return mcpconfig.DefaultFiles(mcpGetenv(stdio), "")
+func mcpFiles(stdio cmdio.IO) (mcpconfig.Files, error) {
+	return mcpconfig.DefaultFiles(stdio.Env(), "")
 }
 
 // loadMCP reads the servers of this project as a session would, with the
@@ -131,14 +125,14 @@ func mcpFiles(stdio IO) (mcpconfig.Files, error) {
 // the folder is trusted: a cloned repository must not approve the servers
 // that list and get would then start. A settings problem is a warning
 // here: the servers can still be shown.
-func loadMCP(stdio IO) (*mcpconfig.Set, *config.Merged, error) {
+func loadMCP(stdio cmdio.IO) (*mcpconfig.Set, *config.Merged, error) {
 	files, err := mcpFiles(stdio)
 	if err != nil {
 		return nil, nil, err
 	}
-	getenv := mcpGetenv(stdio)
+	getenv := stdio.Env()
 	untrusted := true
-	if ws, err := agent.CheckWorkspace(agent.Options{Cwd: files.ProjectDir, Env: agentEnv(stdio)}); err == nil {
+	if ws, err := agent.CheckWorkspace(agent.Options{Cwd: files.ProjectDir, Env: stdio.AgentEnv()}); err == nil {
 		untrusted = !ws.Trusted
 	}
 	merged, err := config.Load(config.LoadOptions{Cwd: files.ProjectDir, ConfigDir: config.DefaultConfigDir(getenv), Untrusted: untrusted})
@@ -177,7 +171,7 @@ func fileModified(files mcpconfig.Files, scope mcpconfig.Scope, path string) str
 	return "File modified: " + path
 }
 
-func newMCPAddCmd(stdio IO) *cobra.Command {
+func newMCPAddCmd(stdio cmdio.IO) *cobra.Command {
 	var transport, clientID string
 	var env, headers []string
 	var callbackPort int
@@ -211,11 +205,11 @@ the server starts.`,
 	cmd.RunE = mcpRun(stdio, func(cmd *cobra.Command, args []string) error {
 		sc, err := mcpconfig.ParseScope(*scope)
 		if err != nil {
-			return usagef("%v", err)
+			return cmdio.Usagef("%v", err)
 		}
 		typ, err := mcpconfig.ParseType(transport)
 		if err != nil || typ == mcpconfig.TypeWS {
-			return usagef("invalid transport %q (want stdio, http or sse)", transport)
+			return cmdio.Usagef("invalid transport %q (want stdio, http or sse)", transport)
 		}
 		before, after := splitDash(cmd, args)
 		// Claude Code's -e and -H take several values each (-e A=1 B=2);
@@ -229,22 +223,22 @@ the server starts.`,
 				headers = append(headers, v)
 			default:
 				if strings.HasPrefix(v, "-") {
-					return usagef("unknown option %q", v)
+					return cmdio.Usagef("unknown option %q", v)
 				}
-				return usagef("%v", mcpconfig.ValidName(v))
+				return cmdio.Usagef("%v", mcpconfig.ValidName(v))
 			}
 			before = before[1:]
 		}
 		if len(before) == 0 {
 			if len(after) > 0 {
-				return usagef("missing the server name before \"--\"")
+				return cmdio.Usagef("missing the server name before \"--\"")
 			}
-			return usagef("missing the server name")
+			return cmdio.Usagef("missing the server name")
 		}
 		name, rest := before[0], append(slices.Clone(before[1:]), after...)
 		for _, a := range before[1:] {
 			if strings.HasPrefix(a, "-") && a != "-" {
-				return usagef("option %q after the server name: options go before the name (use -- before a command's own options)", a)
+				return cmdio.Usagef("option %q after the server name: options go before the name (use -- before a command's own options)", a)
 			}
 		}
 		envKVs, err := parseKVs(env, "=", "environment variable", "-e KEY=value")
@@ -259,25 +253,25 @@ the server starts.`,
 		var summary string
 		if typ == mcpconfig.TypeStdio {
 			if len(headerKVs) > 0 || clientID != "" || callbackPort != 0 {
-				return usagef("--header, --client-id and --callback-port apply to http and sse servers (add --transport http)")
+				return cmdio.Usagef("--header, --client-id and --callback-port apply to http and sse servers (add --transport http)")
 			}
 			if len(rest) == 0 {
-				return usagef("missing the command that starts the server: tack mcp add %s -- COMMAND [ARGS...]", name)
+				return cmdio.Usagef("missing the command that starts the server: tack mcp add %s -- COMMAND [ARGS...]", name)
 			}
 			if strings.Contains(rest[0], "://") {
-				return usagef("%q is a URL: add --transport http (or sse) before the name", rest[0])
+				return cmdio.Usagef("%q is a URL: add --transport http (or sse) before the name", rest[0])
 			}
 			entry = mcpconfig.StdioEntry(rest[0], rest[1:], envKVs)
 			summary = fmt.Sprintf("Added stdio MCP server %s with command: %s to %s config", name, strings.Join(rest, " "), sc)
 		} else {
 			if len(envKVs) > 0 {
-				return usagef("--env applies to stdio servers; send values to an %s server with --header", typ)
+				return cmdio.Usagef("--env applies to stdio servers; send values to an %s server with --header", typ)
 			}
 			if len(rest) != 1 {
-				return usagef("want the server name and its URL: tack mcp add --transport %s %s URL", typ, name)
+				return cmdio.Usagef("want the server name and its URL: tack mcp add --transport %s %s URL", typ, name)
 			}
 			if callbackPort < 0 || callbackPort > 65535 {
-				return usagef("invalid --callback-port %d", callbackPort)
+				return cmdio.Usagef("invalid --callback-port %d", callbackPort)
 			}
 			var oauth *mcpconfig.OAuth
 			if clientID != "" || callbackPort != 0 {
@@ -320,7 +314,7 @@ func parseKVs(list []string, sep, what, form string) ([]mcpconfig.KV, error) {
 			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		}
 		if !ok || k == "" {
-			return nil, usagef("invalid %s %q: write it as %s", what, s, form)
+			return nil, cmdio.Usagef("invalid %s %q: write it as %s", what, s, form)
 		}
 		out = append(out, mcpconfig.KV{Key: k, Value: v})
 	}
@@ -328,7 +322,7 @@ func parseKVs(list []string, sep, what, form string) ([]mcpconfig.KV, error) {
 }
 
 // addEntry writes a new server and reports it as Claude Code does.
-func addEntry(stdio IO, sc mcpconfig.Scope, name string, entry json.RawMessage, summary string, headers []mcpconfig.KV) error {
+func addEntry(stdio cmdio.IO, sc mcpconfig.Scope, name string, entry json.RawMessage, summary string, headers []mcpconfig.KV) error {
 	files, err := mcpFiles(stdio)
 	if err != nil {
 		return err
@@ -354,7 +348,7 @@ func addEntry(stdio IO, sc mcpconfig.Scope, name string, entry json.RawMessage, 
 
 // warnUnset warns about ${VAR} references to variables that are not set
 // here: the server would not start.
-func warnUnset(stdio IO, name string, entry json.RawMessage) {
+func warnUnset(stdio cmdio.IO, name string, entry json.RawMessage) {
 	s := mcpconfig.ParseEntry(name, entry, "", mcpconfig.Source{Path: name}, mcpLookup(stdio, nil))
 	if s.Err != nil && len(s.Err.Missing) > 0 {
 		fmt.Fprintf(stdio.Err, "Warning: %s not set in this environment; server %q will not start until %s.\n",
@@ -375,7 +369,7 @@ func plural(names []string, one, many string) string {
 	return many
 }
 
-func newMCPAddJSONCmd(stdio IO) *cobra.Command {
+func newMCPAddJSONCmd(stdio cmdio.IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "add-json [flags] NAME JSON",
 		Short:   "Add an MCP server given as a JSON entry",
@@ -385,15 +379,15 @@ func newMCPAddJSONCmd(stdio IO) *cobra.Command {
 	scope := scopeFlag(cmd, "local")
 	cmd.RunE = mcpRun(stdio, func(cmd *cobra.Command, args []string) error {
 		if len(args) != 2 {
-			return usagef("want a server name and its JSON entry, got %d arguments", len(args))
+			return cmdio.Usagef("want a server name and its JSON entry, got %d arguments", len(args))
 		}
 		sc, err := mcpconfig.ParseScope(*scope)
 		if err != nil {
-			return usagef("%v", err)
+			return cmdio.Usagef("%v", err)
 		}
 		name, raw := args[0], json.RawMessage(args[1])
 		if err := mcpconfig.ValidName(name); err != nil {
-			return usagef("%v", err)
+			return cmdio.Usagef("%v", err)
 		}
 		if err := mcpconfig.CheckEntry(name, raw, "JSON argument"); err != nil {
 			return err
@@ -433,7 +427,7 @@ func cmdContext(cmd *cobra.Command) context.Context {
 	return context.Background()
 }
 
-func newMCPListCmd(stdio IO, check mcpconfig.HealthCheck) *cobra.Command {
+func newMCPListCmd(stdio cmdio.IO, check mcpconfig.HealthCheck) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the MCP servers, where each is defined, and their health",
@@ -441,7 +435,7 @@ func newMCPListCmd(stdio IO, check mcpconfig.HealthCheck) *cobra.Command {
 	}
 	cmd.RunE = mcpRun(stdio, func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return usagef("list takes no arguments")
+			return cmdio.Usagef("list takes no arguments")
 		}
 		set, _, err := loadMCP(stdio)
 		if err != nil {
@@ -489,18 +483,18 @@ func newMCPListCmd(stdio IO, check mcpconfig.HealthCheck) *cobra.Command {
 
 // reportProblems prints the configuration problems, if any, and fails the
 // command with exit code 1 when there are: a config linter's convention.
-func reportProblems(stdio IO, set *mcpconfig.Set) error {
+func reportProblems(stdio cmdio.IO, set *mcpconfig.Set) error {
 	probs := set.Problems()
 	for _, p := range probs {
 		fmt.Fprintf(stdio.Err, "tack: %v\n", p)
 	}
 	if len(probs) > 0 {
-		return &exitError{code: 1}
+		return &cmdio.ExitError{Code: 1}
 	}
 	return nil
 }
 
-func newMCPGetCmd(stdio IO, check mcpconfig.HealthCheck) *cobra.Command {
+func newMCPGetCmd(stdio cmdio.IO, check mcpconfig.HealthCheck) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "get NAME",
 		Short: "Show the details of an MCP server (secrets masked)",
@@ -508,7 +502,7 @@ func newMCPGetCmd(stdio IO, check mcpconfig.HealthCheck) *cobra.Command {
 	}
 	cmd.RunE = mcpRun(stdio, func(cmd *cobra.Command, args []string) error {
 		if len(args) != 1 {
-			return usagef("want one server name")
+			return cmdio.Usagef("want one server name")
 		}
 		set, _, err := loadMCP(stdio)
 		if err != nil {
@@ -562,7 +556,7 @@ func newMCPGetCmd(stdio IO, check mcpconfig.HealthCheck) *cobra.Command {
 			fmt.Fprintf(w, "\nTo remove this server, run: tack mcp remove %q -s %s\n", srv.Name, srv.Scope)
 		}
 		if srv.Err != nil {
-			return &exitError{code: 1}
+			return &cmdio.ExitError{Code: 1}
 		}
 		return nil
 	})
@@ -579,7 +573,7 @@ func printKVs(w interface{ Write([]byte) (int, error) }, title, sep string, kvs 
 	}
 }
 
-func newMCPRemoveCmd(stdio IO) *cobra.Command {
+func newMCPRemoveCmd(stdio cmdio.IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "remove [flags] NAME",
 		Short: "Remove an MCP server",
@@ -590,13 +584,13 @@ defines it.`,
 	scope := scopeFlag(cmd, "")
 	cmd.RunE = mcpRun(stdio, func(cmd *cobra.Command, args []string) error {
 		if len(args) != 1 {
-			return usagef("want one server name")
+			return cmdio.Usagef("want one server name")
 		}
 		var sc mcpconfig.Scope
 		if *scope != "" {
 			var err error
 			if sc, err = mcpconfig.ParseScope(*scope); err != nil {
-				return usagef("%v", err)
+				return cmdio.Usagef("%v", err)
 			}
 		}
 		files, err := mcpFiles(stdio)
@@ -616,7 +610,7 @@ defines it.`,
 			for _, s := range amb.Scopes {
 				fmt.Fprintf(stdio.Err, "  tack mcp remove %q -s %s\n", name, s)
 			}
-			return &exitError{code: 1}
+			return &cmdio.ExitError{Code: 1}
 		case errors.Is(err, mcpconfig.ErrNotFound) && *scope == "":
 			return fmt.Errorf("no MCP server found with name: %q", name)
 		case err != nil:
@@ -629,7 +623,7 @@ defines it.`,
 	return cmd
 }
 
-func newMCPApproveCmd(stdio IO, approve bool) *cobra.Command {
+func newMCPApproveCmd(stdio cmdio.IO, approve bool) *cobra.Command {
 	use, short, verb := "approve NAME...", "Approve project (.mcp.json) servers for this project", "Approved"
 	if !approve {
 		use, short, verb = "reject NAME...", "Refuse project (.mcp.json) servers for this project", "Rejected"
@@ -637,7 +631,7 @@ func newMCPApproveCmd(stdio IO, approve bool) *cobra.Command {
 	cmd := &cobra.Command{Use: use, Short: short, Args: cobra.ArbitraryArgs}
 	cmd.RunE = mcpRun(stdio, func(cmd *cobra.Command, args []string) error {
 		if len(args) == 0 {
-			return usagef("want the names of .mcp.json servers")
+			return cmdio.Usagef("want the names of .mcp.json servers")
 		}
 		set, _, err := loadMCP(stdio)
 		if err != nil {
@@ -666,7 +660,7 @@ func newMCPApproveCmd(stdio IO, approve bool) *cobra.Command {
 	return cmd
 }
 
-func newMCPResetCmd(stdio IO) *cobra.Command {
+func newMCPResetCmd(stdio cmdio.IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reset-project-choices",
 		Short: "Forget your approvals and refusals of this project's .mcp.json servers",
@@ -674,7 +668,7 @@ func newMCPResetCmd(stdio IO) *cobra.Command {
 	}
 	cmd.RunE = mcpRun(stdio, func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return usagef("reset-project-choices takes no arguments")
+			return cmdio.Usagef("reset-project-choices takes no arguments")
 		}
 		files, err := mcpFiles(stdio)
 		if err != nil {
@@ -690,7 +684,7 @@ func newMCPResetCmd(stdio IO) *cobra.Command {
 	return cmd
 }
 
-func newMCPServeCmd(stdio IO, serve MCPServeFunc) *cobra.Command {
+func newMCPServeCmd(stdio cmdio.IO, serve MCPServeFunc) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run tack as an MCP server on standard input and output",
@@ -698,7 +692,7 @@ func newMCPServeCmd(stdio IO, serve MCPServeFunc) *cobra.Command {
 	}
 	cmd.RunE = mcpRun(stdio, func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return usagef("serve takes no arguments")
+			return cmdio.Usagef("serve takes no arguments")
 		}
 		if serve == nil {
 			return errors.New("tack mcp serve is not available in this build yet")
@@ -708,7 +702,7 @@ func newMCPServeCmd(stdio IO, serve MCPServeFunc) *cobra.Command {
 	return cmd
 }
 
-func newMCPCallCmd(stdio IO, call MCPCallFunc) *cobra.Command {
+func newMCPCallCmd(stdio cmdio.IO, call MCPCallFunc) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "call NAME TOOL [JSON]",
 		Short:   "Call a tool of an MCP server and print the result",
@@ -717,14 +711,14 @@ func newMCPCallCmd(stdio IO, call MCPCallFunc) *cobra.Command {
 	}
 	cmd.RunE = mcpRun(stdio, func(cmd *cobra.Command, args []string) error {
 		if len(args) < 2 || len(args) > 3 {
-			return usagef("want a server name, a tool name and optionally the tool's input as a JSON object")
+			return cmdio.Usagef("want a server name, a tool name and optionally the tool's input as a JSON object")
 		}
 		input := json.RawMessage("{}")
 		if len(args) == 3 {
 			input = json.RawMessage(args[2])
 			var obj map[string]json.RawMessage
 			if err := json.Unmarshal(input, &obj); err != nil || obj == nil {
-				return usagef("the tool's input must be a JSON object, such as '{\"query\":\"x\"}'")
+				return cmdio.Usagef("the tool's input must be a JSON object, such as '{\"query\":\"x\"}'")
 			}
 		}
 		if call == nil {
