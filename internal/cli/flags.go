@@ -1,0 +1,210 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tackcode/tack/agent"
+	"github.com/tackcode/tack/internal/cli/cmdio"
+)
+
+// printFlags are the flags of print mode.
+type printFlags struct {
+	print                bool
+	outputFormat         string
+	inputFormat          string
+	verbose              bool
+	includePartial       bool
+	maxTurns             int
+	maxBudgetUSD         float64
+	maxThinkingTokens    int
+	model                string
+	fallbackModel        string
+	systemPrompt         string
+	appendSystemPrompt   string
+	tools                string
+	allowedTools         []string
+	disallowedTools      []string
+	permissionMode       string
+	skipPermissions      bool
+	allowSkipPermissions bool
+	sessionID            string
+	noSessionPersistence bool
+	settings             string
+	settingSources       string
+	addDirs              []string
+	permissionPromptTool string
+	includeHookEvents    bool
+	continueSession      bool
+	resume               string
+	forkSession          bool
+	resumeSessionAt      string
+	name                 string
+	mcpConfig            []string
+	strictMCPConfig      bool
+	agentName            string
+	agentsJSON           string
+	pluginDirs           []string
+	jsonSchema           string
+	// ignored are flags of Claude Code's that tack accepts and does not
+	// act on (the Agent SDK passes them).
+	ignored ignoredFlags
+	betas   []string
+}
+
+func (f *printFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.BoolVarP(&f.print, "print", "p", false, "print the response and exit (non-interactive)")
+	fl.StringVar(&f.outputFormat, "output-format", "text", "print-mode output: text, json or stream-json")
+	fl.StringVar(&f.inputFormat, "input-format", "text", "print-mode input: text, or stream-json (JSON lines of the Agent SDK protocol; needs --output-format stream-json)")
+	fl.BoolVar(&f.verbose, "verbose", false, "json: print every message as an array; text: print the cost to stderr")
+	fl.BoolVar(&f.includePartial, "include-partial-messages", false, "stream-json: include raw streaming events")
+	fl.IntVar(&f.maxTurns, "max-turns", 0, "stop after this many model round trips (0: no limit)")
+	fl.Float64Var(&f.maxBudgetUSD, "max-budget-usd", 0, "stop once this much has been spent, in USD (0: no limit)")
+	fl.IntVar(&f.maxThinkingTokens, "max-thinking-tokens", 0, "enable extended thinking with this token budget")
+	fl.StringSliceVar(&f.betas, "betas", nil, "API beta features to ask for (comma separated)")
+	fl.StringVar(&f.model, "model", "", "model alias (opus, sonnet, haiku) or full model id")
+	fl.StringVar(&f.fallbackModel, "fallback-model", "", "model to use when the main one is overloaded")
+	fl.StringVar(&f.systemPrompt, "system-prompt", "", "replace tack's system prompt")
+	fl.StringVar(&f.appendSystemPrompt, "append-system-prompt", "", "append text to the system prompt")
+	fl.StringVar(&f.tools, "tools", "default", `built-in tools to offer: "default", "" for none, or names ("Bash,Read")`)
+	fl.StringSliceVar(&f.allowedTools, "allowedTools", nil, "tools allowed without asking (comma or space separated)")
+	fl.StringSliceVar(&f.allowedTools, "allowed-tools", nil, "same as --allowedTools")
+	fl.StringSliceVar(&f.disallowedTools, "disallowedTools", nil, "tools removed and denied (comma or space separated)")
+	fl.StringSliceVar(&f.disallowedTools, "disallowed-tools", nil, "same as --disallowedTools")
+	fl.StringVar(&f.permissionMode, "permission-mode", "", "default, acceptEdits, plan, bypassPermissions or dontAsk")
+	fl.BoolVar(&f.skipPermissions, "dangerously-skip-permissions", false, "run every tool call without asking (bypassPermissions)")
+	fl.BoolVar(&f.allowSkipPermissions, "allow-dangerously-skip-permissions", false, "allow bypassPermissions to be chosen")
+	fl.StringVar(&f.sessionID, "session-id", "", "use this session id (a UUID)")
+	fl.BoolVar(&f.noSessionPersistence, "no-session-persistence", false, "write no transcript for this session")
+	fl.StringVar(&f.settings, "settings", "", "a settings file, or inline JSON, read above the user, project and local settings")
+	fl.StringVar(&f.settingSources, "setting-sources", "", "which settings files to read: user,project,local (default all; \"\" for none)")
+	fl.StringArrayVar(&f.addDirs, "add-dir", nil, "another working directory (repeatable)")
+	fl.StringVar(&f.permissionPromptTool, "permission-prompt-tool", "", "a tool that approves calls needing approval")
+	fl.BoolVar(&f.includeHookEvents, "include-hook-events", false, "stream-json: include hook_started / hook_response messages")
+	fl.BoolVarP(&f.continueSession, "continue", "c", false, "continue the most recent session in this directory")
+	fl.StringVarP(&f.resume, "resume", "r", "", "resume a session by id or name")
+	fl.BoolVar(&f.forkSession, "fork-session", false, "with --resume/--continue: continue under a new session id")
+	fl.StringVar(&f.resumeSessionAt, "resume-session-at", "", "with --resume: resume from this message uuid")
+	fl.StringVarP(&f.name, "name", "n", "", "name the session (so --resume NAME finds it)")
+	fl.StringArrayVar(&f.mcpConfig, "mcp-config", nil, "MCP server configuration (file or JSON; recorded with the session)")
+	fl.BoolVar(&f.strictMCPConfig, "strict-mcp-config", false, "use only the MCP servers of --mcp-config")
+	fl.StringVar(&f.agentName, "agent", "", "the agent the session runs as (recorded with the session)")
+	fl.StringVar(&f.agentsJSON, "agents", "", `more subagents, as JSON: {"name": {"description": "...", "prompt": "...", "tools": [...]}}`)
+	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "load a plugin from this folder (recorded with the session)")
+	fl.StringVar(&f.jsonSchema, "json-schema", "", "a JSON Schema (an object) the final answer must match; it comes back as structured_output in the result")
+	f.ignored.register(fl)
+	_ = fl.MarkHidden("allowed-tools")
+	_ = fl.MarkHidden("disallowed-tools")
+}
+
+// options turns the flags into agent options.
+func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
+	opts := agent.Options{
+		Model:                  f.model,
+		FallbackModel:          f.fallbackModel,
+		AppendSystemPrompt:     f.appendSystemPrompt,
+		MaxTurns:               f.maxTurns,
+		MaxBudgetUSD:           f.maxBudgetUSD,
+		MaxThinkingTokens:      f.maxThinkingTokens,
+		AllowedTools:           splitRules(f.allowedTools),
+		DisallowedTools:        splitRules(f.disallowedTools),
+		PermissionMode:         agent.PermissionMode(f.permissionMode),
+		IncludePartialMessages: f.includePartial,
+		SessionID:              f.sessionID,
+		NoSessionPersistence:   f.noSessionPersistence,
+		Entrypoint:             "cli",
+		Settings:               f.settings,
+		PermissionPromptTool:   f.permissionPromptTool,
+		IncludeHookEvents:      f.includeHookEvents,
+		Continue:               f.continueSession,
+		Resume:                 f.resume,
+		ForkSession:            f.forkSession,
+		ResumeSessionAt:        f.resumeSessionAt,
+		Name:                   f.name,
+		StrictMCPConfig:        f.strictMCPConfig,
+		Agent:                  f.agentName,
+		AgentsJSON:             f.agentsJSON,
+		Betas:                  f.betas,
+	}
+	// Lists stay nil when the flag is absent, so that a resume restores
+	// the recorded ones.
+	if cmd.Flags().Changed("mcp-config") {
+		opts.MCPConfig = f.mcpConfig
+	}
+	if cmd.Flags().Changed("plugin-dir") {
+		opts.PluginDirs = f.pluginDirs
+	}
+	if cmd.Flags().Changed("add-dir") {
+		opts.AddDirs = f.addDirs
+	} else {
+		opts.AddDirs = nil
+	}
+	if cmd.Flags().Changed("setting-sources") {
+		opts.SettingSources = []string{}
+		if strings.TrimSpace(f.settingSources) != "" {
+			opts.SettingSources = []string{f.settingSources}
+		}
+	}
+	if cmd.Flags().Changed("system-prompt") {
+		sp := f.systemPrompt
+		opts.SystemPrompt = &sp
+	}
+	if cmd.Flags().Changed("tools") {
+		opts.Tools = splitRules([]string{f.tools})
+		if opts.Tools == nil {
+			opts.Tools = []string{}
+		}
+	}
+	if cmd.Flags().Changed("json-schema") {
+		schema := json.RawMessage(strings.TrimSpace(f.jsonSchema))
+		if !json.Valid(schema) || !strings.HasPrefix(string(schema), "{") {
+			return opts, cmdio.Usagef("--json-schema must be a JSON object (a JSON Schema)")
+		}
+		opts.JSONSchema = schema
+	}
+	if f.skipPermissions {
+		opts.PermissionMode = agent.PermissionBypass
+	}
+	if f.permissionMode == "auto" {
+		// Claude Code's auto mode lets a classifier approve calls; tack has
+		// none, so what would be asked is asked (warned in runPrint).
+		opts.PermissionMode = agent.PermissionDefault
+	}
+	if opts.PermissionMode != "" && !opts.PermissionMode.Valid() {
+		return opts, cmdio.Usagef("invalid --permission-mode %q: want default, acceptEdits, plan, bypassPermissions or dontAsk", f.permissionMode)
+	}
+	if f.maxTurns < 0 || f.maxBudgetUSD < 0 || f.maxThinkingTokens < 0 {
+		return opts, cmdio.Usagef("--max-turns, --max-budget-usd and --max-thinking-tokens must not be negative")
+	}
+	return opts, nil
+}
+
+// splitRules splits tool lists given as "A,B", "A B" or repeated flags,
+// keeping a parenthesised specifier such as "Bash(git log *)" whole.
+func splitRules(values []string) []string {
+	var out []string
+	for _, v := range values {
+		depth, start := 0, 0
+		flush := func(end int) {
+			if s := strings.TrimSpace(v[start:end]); s != "" {
+				out = append(out, s)
+			}
+		}
+		for i, r := range v {
+			switch {
+			case r == '(':
+				depth++
+			case r == ')' && depth > 0:
+				depth--
+			case (r == ',' || r == ' ' || r == '\t' || r == '\n') && depth == 0:
+				flush(i)
+				start = i + 1
+			}
+		}
+		flush(len(v))
+	}
+	return out
+}
