@@ -141,13 +141,13 @@ func New(opts Options) (*Runner, error) {
 		return nil, fmt.Errorf("hook configuration: %w", err)
 	}
 	r := &Runner{
-		opts:     opts,
-		entries:  entries,
-		shell:    opts.Shell,
-		client:   opts.HTTPClient,
-		maxOut:   opts.MaxOutput,
-		timeout:  opts.DefaultTimeout,
-		once:     opts.Once,
+		opts:    opts,
+		entries: entries,
+		shell:   opts.Shell,
+		client:  opts.HTTPClient,
+		maxOut:  opts.MaxOutput,
+		timeout: opts.DefaultTimeout,
+		once:    opts.Once,
 	}
 	if r.once == nil {
 		r.once = NewOnceLog()
