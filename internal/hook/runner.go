@@ -360,10 +360,12 @@ func (r *Runner) startAsync(ctx context.Context, j job, in Input, payload []byte
 		defer r.asyncWG.Done()
 		defer cancel()
 		defer stop()
-		res := r.execute(actx, j, in, payload)
+		res := r.runJob(actx, j, in, payload)
 		r.mu.Lock()
 		r.asyncOut = append(r.asyncOut, res)
 		r.mu.Unlock()
+		// Told once TakeAsync can have it.
+		r.observeResult(j, res)
 	}()
 }
 
@@ -421,6 +423,13 @@ var errHookTimeout = errors.New("hook timed out")
 
 // execute runs one handler to its end and reports it to the Observer.
 func (r *Runner) execute(ctx context.Context, j job, in Input, payload []byte) Result {
+	res := r.runJob(ctx, j, in, payload)
+	r.observeResult(j, res)
+	return res
+}
+
+// runJob runs one handler to its end.
+func (r *Runner) runJob(ctx context.Context, j job, in Input, payload []byte) Result {
 	start := time.Now()
 	limit := r.timeoutOf(j.handler)
 	hctx, cancel := context.WithTimeoutCause(ctx, limit, errHookTimeout)
@@ -454,12 +463,16 @@ func (r *Runner) execute(ctx context.Context, j job, in Input, payload []byte) R
 	res := a.result()
 	res.HookID, res.HookName, res.Event, res.Handler = j.id, j.name, in.EventName(), j.handler
 	res.Async, res.Duration = runsAsync(j.handler), time.Since(start)
+	return res
+}
+
+// observeResult tells the Observer how j ended.
+func (r *Runner) observeResult(j job, res Result) {
 	r.observe(Record{
 		Phase: PhaseResponse, HookID: res.HookID, HookName: res.HookName, HookEvent: res.Event,
 		Output: res.Output, Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode,
 		Outcome: res.Status.wire(), StatusMessage: j.handler.StatusMessage, Result: &res,
 	})
-	return res
 }
 
 func (r *Runner) observe(rec Record) {
