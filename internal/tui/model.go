@@ -107,6 +107,7 @@ type Model struct {
 	streamedTexts int
 	thinking      bool
 	tools         []*toolCall          // running tool calls, oldest first
+	hookStatus    []hookStatus         // running hooks with a statusMessage, oldest first
 	idleSeq       int                  // numbers the waits for the user (idle.go)
 	images        []agent.ContentBlock // pasted images, by placeholder number
 	turns         []turnMark           // the prompts of this session (checkpoints.go)

@@ -61,7 +61,7 @@ func StartClient(ctx context.Context, opts agent.Options) (Engine, error) {
 // Config configures a run of the UI.
 type Config struct {
 	// Options are the session's options. Run sets CanUseTool,
-	// IncludePartialMessages and Notify.
+	// IncludePartialMessages, HookStatusMessages and Notify.
 	Options agent.Options
 	// Prompt, when not empty, is sent as soon as the UI is up.
 	Prompt string
@@ -122,7 +122,8 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	opts.IncludePartialMessages = true
-	opts.FileCheckpointing = true // for the rewind (Esc Esc)
+	opts.HookStatusMessages = true // a hook's statusMessage by the spinner
+	opts.FileCheckpointing = true  // for the rewind (Esc Esc)
 	opts.CanUseTool = h.canUseTool
 	opts.Notify = func(msg string) { h.send(noticeMsg{text: msg}) }
 	h.opts = opts

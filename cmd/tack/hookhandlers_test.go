@@ -1,0 +1,159 @@
+package main
+
+// End-to-end tests of the hook handler types the session runs itself: an
+// agent hook (a subagent of the session judges the call) and an mcp_tool
+// hook (a tool of one of the session's MCP servers does). Each denies a
+// Bash rm -rf: the file survives, the model is told why, and the result
+// lists the denial.
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/llm/llmtest"
+)
+
+// deniedRmRf checks what a denied "rm -rf x" leaves: x, the reason in the
+// tool result the model gets next (the request at index next), and the
+// denial in the result.
+func deniedRmRf(t *testing.T, e *env, out string, next int, reason string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(e.dir, "x", "keep.txt")); err != nil {
+		t.Fatal("rm -rf x ran despite the hook")
+	}
+	r := e.srv.Requests()[next].ToolResults()
+	if len(r) != 1 || !r[0].IsError || !strings.Contains(llm.TextOf(r[0].Content), reason) {
+		t.Errorf("the model got %+v, want an error with %q", r, reason)
+	}
+	res := resultOf(t, out)
+	d, _ := res["permission_denials"].([]any)
+	if len(d) != 1 {
+		t.Fatalf("permission_denials %v", res["permission_denials"])
+	}
+	if den, _ := d[0].(map[string]any); den["tool_name"] != "Bash" || !strings.Contains(string(mustJSON(den["tool_input"])), "rm -rf x") {
+		t.Errorf("the denial %v", den)
+	}
+}
+
+// TestAgentHookDeniesBash runs an agent hook on every PreToolUse: its
+// subagent reads the project's policy with Read and refuses the rm -rf.
+// The subagent has Read, Grep and Glob only, runs on the small model with
+// the hook prompt and the payload, and fires no hooks itself (the hook
+// matches every tool, its own Read included, and runs once).
+func TestAgentHookDeniesBash(t *testing.T) {
+	const judging = "Refuse any command that deletes what POLICY.md protects."
+	e := newEnv(t,
+		llmtest.Turn{When: llmtest.FirstUserContains("clean up"), Content: []llm.Block{llmtest.ToolUse("Bash", map[string]any{"command": "rm -rf x"})}},
+		llmtest.Turn{When: llmtest.FirstUserContains(judging), Content: []llm.Block{llmtest.Text("Let me read the policy."), llmtest.ToolUse("Read", map[string]any{"file_path": "POLICY.md"})}},
+		llmtest.Turn{When: llmtest.FirstUserContains(judging), Content: []llm.Block{llmtest.Text(`{"ok": false, "reason": "POLICY.md protects x: do not delete it"}`)}},
+		llmtest.Turn{When: llmtest.FirstUserContains("clean up"), Content: []llm.Block{llmtest.Text("done")}})
+	e.write("x/keep.txt", "keep me")
+	e.write("POLICY.md", "The folder x is protected.\n")
+	e.settings("settings.json", `{"hooks": {"PreToolUse": [
+  {"matcher": "*", "hooks": [{"type": "agent", "prompt": "`+judging+` The call: $ARGUMENTS", "timeout": 60}]}
+]}}`)
+	out, errOut := e.run("-p", "clean up", "--dangerously-skip-permissions", "--output-format", "json")
+	if e.status != 0 {
+		t.Fatalf("exit %d: %s %s", e.status, out, errOut)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want the main turn, the hook agent's two, the main turn: %s", len(reqs), errOut)
+	}
+	deniedRmRf(t, e, out, 3, "POLICY.md protects x: do not delete it")
+
+	judge := reqs[1]
+	if names := judge.ToolNames(); !slices.Equal(names, []string{"Glob", "Grep", "Read"}) && !slices.Equal(names, []string{"Read", "Grep", "Glob"}) {
+		t.Errorf("the hook agent's tools: %v", names)
+	}
+	if !strings.Contains(judge.Model, "haiku") || judge.Model == reqs[0].Model {
+		t.Errorf("the hook agent runs on %s (the session on %s), want the small model", judge.Model, reqs[0].Model)
+	}
+	if !strings.Contains(judge.SystemText(), `{"ok": false, "reason": "..."}`) {
+		t.Errorf("the hook agent's system prompt: %q", judge.SystemText())
+	}
+	var payload map[string]any
+	first := llm.TextOf(judge.Messages[0].Content)
+	if i := strings.Index(first, "The call: "); i < 0 || json.Unmarshal([]byte(first[i+len("The call: "):]), &payload) != nil {
+		t.Fatalf("no payload in the hook agent's prompt: %q", first)
+	} else if payload["hook_event_name"] != "PreToolUse" || payload["tool_name"] != "Bash" {
+		t.Errorf("payload %v", payload)
+	}
+	if got := llm.TextOf(reqs[2].ToolResults()[0].Content); !strings.Contains(got, "The folder x is protected.") {
+		t.Errorf("the hook agent's Read got %q", got)
+	}
+}
+
+// TestAgentHookFailureIsReported: a hook agent whose answer is no verdict
+// does not block; the failure names the hook, and the call runs.
+func TestAgentHookFailureIsReported(t *testing.T) {
+	e := newEnv(t,
+		llmtest.Turn{When: llmtest.FirstUserContains("list"), Content: []llm.Block{llmtest.ToolUse("Bash", map[string]any{"command": "echo listed > out.txt"})}},
+		llmtest.Turn{When: llmtest.FirstUserContains("Judge this"), Content: []llm.Block{llmtest.Text("I am not sure.")}},
+		llmtest.Turn{When: llmtest.FirstUserContains("list"), Content: []llm.Block{llmtest.Text("done")}})
+	e.settings("settings.json", `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "agent", "prompt": "Judge this: $ARGUMENTS"}]}]}}`)
+	out, errOut := e.run("-p", "list", "--dangerously-skip-permissions", "--output-format", "json")
+	if e.status != 0 {
+		t.Fatalf("exit %d: %s %s", e.status, out, errOut)
+	}
+	if got := strings.TrimSpace(e.read("out.txt")); got != "listed" {
+		t.Errorf("the call did not run: %q", got)
+	}
+	if !strings.Contains(errOut, "PreToolUse:Bash hook error: agent hook: the model did not answer with JSON") {
+		t.Errorf("no error naming the hook: %s", errOut)
+	}
+}
+
+// TestMCPToolHookDeniesBash runs an mcp_tool hook that asks a real MCP
+// server (test/mcp/policy-server.mjs) about the command, its input filled
+// from the payload with ${...}: the server's decision JSON denies it, and
+// its reason quotes what the hook sent.
+func TestMCPToolHookDeniesBash(t *testing.T) {
+	e := newEnv(t, bashTurns("rm -rf x")...)
+	e.write("x/keep.txt", "keep me")
+	e.settings("settings.json", `{"hooks": {"PreToolUse": [
+  {"matcher": "Bash", "hooks": [{"type": "mcp_tool", "server": "policy", "tool": "check_command",
+    "input": {"command": "${tool_input.command}", "session": "${session_id}"}}]}
+]}}`)
+	policy := map[string]any{"command": "node", "args": []string{filepath.Join(mcpFixture(t), "policy-server.mjs")}}
+	out, errOut := e.run("-p", "clean up", "--dangerously-skip-permissions", "--output-format", "json",
+		"--mcp-config", mcpConfig(map[string]any{"policy": policy}))
+	if e.status != 0 {
+		t.Fatalf("exit %d: %s %s", e.status, out, errOut)
+	}
+	session, _ := resultOf(t, out)["session_id"].(string)
+	deniedRmRf(t, e, out, 1, `the policy server refuses "rm -rf x" (session `+session+`): it deletes files`)
+}
+
+// TestMCPToolHookErrors: an unknown placeholder and a server that is not
+// there are non-blocking errors naming the hook; the call runs.
+func TestMCPToolHookErrors(t *testing.T) {
+	e := newEnv(t, bashTurns("echo ran > out.txt")...)
+	e.settings("settings.json", `{"hooks": {"PreToolUse": [
+  {"matcher": "Bash", "hooks": [
+    {"type": "mcp_tool", "server": "policy", "tool": "check_command", "input": {"command": "${tool_input.cmd}"}},
+    {"type": "mcp_tool", "server": "absent", "tool": "check_command", "input": {}}]}
+]}}`)
+	policy := map[string]any{"command": "node", "args": []string{filepath.Join(mcpFixture(t), "policy-server.mjs")}}
+	out, errOut := e.run("-p", "go", "--dangerously-skip-permissions", "--output-format", "json",
+		"--mcp-config", mcpConfig(map[string]any{"policy": policy}))
+	if e.status != 0 {
+		t.Fatalf("exit %d: %s %s", e.status, out, errOut)
+	}
+	if got := strings.TrimSpace(e.read("out.txt")); got != "ran" {
+		t.Errorf("the call did not run: %q", got)
+	}
+	for _, want := range []string{
+		`PreToolUse:Bash hook error: mcp_tool hook policy/check_command: input names what the PreToolUse payload does not hold: ${tool_input.cmd}: tool_input has no "cmd"`,
+		`PreToolUse:Bash hook error: mcp_tool hook absent/check_command: no MCP server named "absent"`,
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+}
