@@ -157,3 +157,33 @@ func TestMCPToolHookErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestOnceHookAcrossResume: a once-only hook runs once in a session, which
+// a resume (a new process) goes on with; a fork is a session of its own
+// and runs it again. A hook without once runs at every prompt.
+func TestOnceHookAcrossResume(t *testing.T) {
+	e := newEnv(t, llmtest.Reply(llmtest.Text("one")), llmtest.Reply(llmtest.Text("two")),
+		llmtest.Reply(llmtest.Text("three")), llmtest.Reply(llmtest.Text("four")))
+	e.settings("settings.json", `{"hooks": {"UserPromptSubmit": [{"hooks": [
+  {"type": "command", "command": "echo once >> once.log", "once": true},
+  {"type": "command", "command": "echo every >> every.log"}]}]}}`)
+	_, id := e.sessionRun("-p", "first")
+	e.sessionRun("-p", "second", "-r", id)
+	if got := e.read("once.log"); got != "once\n" {
+		t.Errorf("after a resume the once-only hook ran %q, want once", got)
+	}
+	_, forked := e.sessionRun("-p", "third", "-r", id, "--fork-session")
+	if forked == id {
+		t.Fatal("the fork kept the id")
+	}
+	if got := e.read("once.log"); got != "once\nonce\n" {
+		t.Errorf("the fork did not run the once-only hook: %q", got)
+	}
+	e.sessionRun("-p", "fourth", "-r", forked)
+	if got := e.read("once.log"); got != "once\nonce\n" {
+		t.Errorf("the resumed fork ran it again: %q", got)
+	}
+	if got := e.read("every.log"); got != strings.Repeat("every\n", 4) {
+		t.Errorf("the other hook ran %q", got)
+	}
+}
