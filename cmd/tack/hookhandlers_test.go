@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
@@ -185,5 +186,25 @@ func TestOnceHookAcrossResume(t *testing.T) {
 	}
 	if got := e.read("every.log"); got != strings.Repeat("every\n", 4) {
 		t.Errorf("the other hook ran %q", got)
+	}
+}
+
+// TestAgentHookTimeoutHolds: the handler's timeout bounds its subagent; a
+// hook agent that takes longer is a non-blocking failure naming the hook.
+func TestAgentHookTimeoutHolds(t *testing.T) {
+	e := newEnv(t,
+		llmtest.Turn{When: llmtest.FirstUserContains("list"), Content: []llm.Block{llmtest.ToolUse("Bash", map[string]any{"command": "echo listed > out.txt"})}},
+		llmtest.Turn{When: llmtest.FirstUserContains("Judge this"), Delay: 20 * time.Second, Content: []llm.Block{llmtest.Text(`{"ok": false, "reason": "too late"}`)}},
+		llmtest.Turn{When: llmtest.FirstUserContains("list"), Content: []llm.Block{llmtest.Text("done")}})
+	e.settings("settings.json", `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "agent", "prompt": "Judge this: $ARGUMENTS", "timeout": 1}]}]}}`)
+	out, errOut := e.run("-p", "list", "--dangerously-skip-permissions", "--output-format", "json")
+	if e.status != 0 {
+		t.Fatalf("exit %d: %s %s", e.status, out, errOut)
+	}
+	if got := strings.TrimSpace(e.read("out.txt")); got != "listed" {
+		t.Errorf("the call did not run: %q", got)
+	}
+	if !strings.Contains(errOut, "PreToolUse:Bash hook error: timed out after 1s") {
+		t.Errorf("no timeout naming the hook: %s", errOut)
 	}
 }
