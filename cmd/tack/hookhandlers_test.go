@@ -88,6 +88,28 @@ func TestAgentHookDeniesBash(t *testing.T) {
 	if got := llm.TextOf(reqs[2].ToolResults()[0].Content); !strings.Contains(got, "The folder x is protected.") {
 		t.Errorf("the hook agent's Read got %q", got)
 	}
+	// What the hook agent spent counts in the session's.
+	if usage, _ := resultOf(t, out)["modelUsage"].(map[string]any); usage[judge.Model] == nil {
+		t.Errorf("modelUsage %v has no %s", usage, judge.Model)
+	}
+}
+
+// TestAgentHookOnSessionStartIsReported: the session is not built yet when
+// SessionStart fires, so an agent hook there cannot run; it says so, and
+// the session goes on.
+func TestAgentHookOnSessionStartIsReported(t *testing.T) {
+	e := newEnv(t, llmtest.Reply(llmtest.Text("hello")))
+	e.settings("settings.json", `{"hooks": {"SessionStart": [{"hooks": [{"type": "agent", "prompt": "Check the project"}]}]}}`)
+	out, errOut := e.run("-p", "hi", "--output-format", "json")
+	if e.status != 0 || resultOf(t, out)["result"] != "hello" {
+		t.Fatalf("exit %d: %s %s", e.status, out, errOut)
+	}
+	if !strings.Contains(errOut, "SessionStart:startup hook error: agent hook: the session is still starting") {
+		t.Errorf("stderr: %s", errOut)
+	}
+	if n := len(e.srv.Requests()); n != 1 {
+		t.Errorf("%d requests", n)
+	}
 }
 
 // TestAgentHookFailureIsReported: a hook agent whose answer is no verdict
