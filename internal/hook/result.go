@@ -188,8 +188,42 @@ type Outcome struct {
 	// (PostToolUse updatedToolOutput, or updatedMCPToolOutput).
 	UpdatedToolOutput json.RawMessage
 
+	// WatchPaths (SessionStart, CwdChanged, FileChanged) are paths every
+	// hook asked to watch, in configuration order, each once: the firing
+	// site adds them to the FileChanged watcher.
+	WatchPaths []string
+	// Retry (PermissionDenied): a hook said the model may try the denied
+	// call again; the firing site says so in the call's tool result.
+	Retry bool
+	// ElicitationAction (Elicitation, ElicitationResult) is the hooks'
+	// answer in the user's place: accept, decline or cancel, "" when no
+	// hook answered. The most refusing answer wins whatever the order
+	// (cancel > decline > accept), and a block counts as decline. On
+	// Elicitation the firing site sends it to the server without asking
+	// the user; on ElicitationResult it replaces the user's answer.
+	// ElicitationContent is the first accepting hook's form content, sent
+	// with accept.
+	ElicitationAction  string
+	ElicitationContent json.RawMessage
+	// WorktreePath (WorktreeCreate) is the worktree a hook created itself
+	// (worktreePath, or a command hook's plain stdout; the first one in
+	// configuration order): the firing site uses it instead of running
+	// git. Hooks that ran and gave no path block the creation.
+	WorktreePath string
+	// InitialUserMessage (SessionStart) is the prompt to start with when
+	// the session was started without one.
+	InitialUserMessage string
+	// SessionTitle (SessionStart, UserPromptSubmit) names the session;
+	// the first one given, in configuration order, applies.
+	SessionTitle string
+	// SuppressOriginalPrompt (UserPromptSubmit, UserPromptExpansion): the
+	// prompt itself is not sent to the model, only the hooks'
+	// AdditionalContext.
+	SuppressOriginalPrompt bool
+
 	// AdditionalContext goes to the model with the event (hookSpecificOutput
-	// additionalContext; plain stdout of UserPromptSubmit and SessionStart).
+	// additionalContext; plain stdout of Setup, SessionStart,
+	// UserPromptSubmit and UserPromptExpansion).
 	AdditionalContext []string
 	// SystemMessages are shown to the user.
 	SystemMessages []string
