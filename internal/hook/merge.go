@@ -270,7 +270,7 @@ func (m *merger) finish() {
 	}
 	best := DecisionNone
 	for _, v := range m.votes {
-		if v.d.rank() > best.rank() {
+		if v.d.outranks(best) {
 			best = v.d
 		}
 	}
@@ -283,8 +283,8 @@ func (m *merger) finish() {
 	o.Permission = best
 	o.Reason = strings.Join(reasons, "\n")
 	o.Block = best == DecisionDeny
-	if best == DecisionDeny {
-		// A denied call does not run: its rewritten input is moot.
+	if best == DecisionDeny || best == DecisionDefer {
+		// The call does not run now: a rewritten input is moot.
 		o.UpdatedInput = nil
 	}
 }
