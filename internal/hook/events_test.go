@@ -216,6 +216,21 @@ func TestWatchPathsOnDirectoryAndFileChanges(t *testing.T) {
 	if o := r.Run(context.Background(), FileChangedInput{Base: base(dir), FilePath: "/r/Makefile.inc", Event: "change"}); len(o.Results) != 0 {
 		t.Errorf("another file: %+v", o)
 	}
+	if got := r.FileChangedNames(); !slices.Equal(got, []string{"Makefile"}) {
+		t.Errorf("FileChangedNames %q", got)
+	}
+	// The names are literal: the dots of ".envrc|.env" are dots, and a
+	// name is the whole base name.
+	r = newRunner(t, Options{Hooks: Config{FileChanged: {
+		{Matcher: ".envrc|.env", Hooks: []Handler{cmd(`true`)}}, {Matcher: ".env", Hooks: []Handler{cmd(`true`)}}}}})
+	if got := r.FileChangedNames(); !slices.Equal(got, []string{".envrc", ".env"}) {
+		t.Errorf("FileChangedNames %q", got)
+	}
+	for file, want := range map[string]bool{"/r/.envrc": true, "/r/sub/.env": true, "/r/x.env": false, "/r/aenv": false, "/r/.envrc.bak": false} {
+		if o := r.Run(context.Background(), FileChangedInput{Base: base(dir), FilePath: file, Event: "change"}); (len(o.Results) > 0) != want {
+			t.Errorf("%s ran %d hooks, want it to run: %v", file, len(o.Results), want)
+		}
+	}
 }
 
 // TestMatchValues: what matchers test on each event that has one; the
