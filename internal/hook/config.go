@@ -42,10 +42,12 @@ type Handler struct {
 	Timeout float64
 	// StatusMessage is what a UI shows while the hook runs.
 	StatusMessage string
-	// Once runs the handler at most once per session.
+	// Once runs the handler at most once per session, resumes included
+	// (see OnceLog).
 	Once bool
-	// Async starts the handler without waiting for it: it never blocks or
-	// decides, and its result is reported later (Observer, Runner.TakeAsync).
+	// Async starts a command handler without waiting for it: it never
+	// blocks or decides, and its result is reported later (Observer,
+	// Runner.TakeAsync). Other types ignore it, as in Claude Code.
 	Async bool
 	// If is a permission rule ("Bash(rm *)", "Edit(*.ts)"). On tool events
 	// the handler runs only when the call fits it; on other events a handler
