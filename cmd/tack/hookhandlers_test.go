@@ -48,14 +48,22 @@ func deniedRmRf(t *testing.T, e *env, out string, next int, reason string) {
 // matches every tool, its own Read included, and runs once).
 func TestAgentHookDeniesBash(t *testing.T) {
 	const judging = "Refuse any command that deletes what POLICY.md protects."
+	outside := filepath.Join(t.TempDir(), "elsewhere.txt")
+	if err := os.WriteFile(outside, []byte("outside the project"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	e := newEnv(t,
 		llmtest.Turn{When: llmtest.FirstUserContains("clean up"), Content: []llm.Block{llmtest.ToolUse("Bash", map[string]any{"command": "rm -rf x"})}},
-		llmtest.Turn{When: llmtest.FirstUserContains(judging), Content: []llm.Block{llmtest.Text("Let me read the policy."), llmtest.ToolUse("Read", map[string]any{"file_path": "POLICY.md"})}},
+		llmtest.Turn{When: llmtest.FirstUserContains(judging), Content: []llm.Block{llmtest.Text("Let me read the policy."),
+			llmtest.ToolUse("Read", map[string]any{"file_path": "POLICY.md"}),
+			llmtest.ToolUse("Read", map[string]any{"file_path": "SECRET.md"}),
+			llmtest.ToolUse("Read", map[string]any{"file_path": outside})}},
 		llmtest.Turn{When: llmtest.FirstUserContains(judging), Content: []llm.Block{llmtest.Text(`{"ok": false, "reason": "POLICY.md protects x: do not delete it"}`)}},
 		llmtest.Turn{When: llmtest.FirstUserContains("clean up"), Content: []llm.Block{llmtest.Text("done")}})
 	e.write("x/keep.txt", "keep me")
 	e.write("POLICY.md", "The folder x is protected.\n")
-	e.settings("settings.json", `{"hooks": {"PreToolUse": [
+	e.write("SECRET.md", "the key")
+	e.settings("settings.json", `{"permissions": {"deny": ["Read(./SECRET.md)"]}, "hooks": {"PreToolUse": [
   {"matcher": "*", "hooks": [{"type": "agent", "prompt": "`+judging+` The call: $ARGUMENTS", "timeout": 60}]}
 ]}}`)
 	out, errOut := e.run("-p", "clean up", "--dangerously-skip-permissions", "--output-format", "json")
@@ -85,8 +93,21 @@ func TestAgentHookDeniesBash(t *testing.T) {
 	} else if payload["hook_event_name"] != "PreToolUse" || payload["tool_name"] != "Bash" {
 		t.Errorf("payload %v", payload)
 	}
-	if got := llm.TextOf(reqs[2].ToolResults()[0].Content); !strings.Contains(got, "The folder x is protected.") {
+	// It reads the project; the session's rules hold (the session runs in
+	// bypass mode, the hook agent in dontAsk: what would be asked is
+	// denied).
+	results := reqs[2].ToolResults()
+	if len(results) != 3 {
+		t.Fatalf("%d tool results", len(results))
+	}
+	if got := llm.TextOf(results[0].Content); results[0].IsError || !strings.Contains(got, "The folder x is protected.") {
 		t.Errorf("the hook agent's Read got %q", got)
+	}
+	if got := llm.TextOf(results[1].Content); !results[1].IsError || !strings.Contains(got, "Read(./SECRET.md)") {
+		t.Errorf("a Read the rules deny got %q", got)
+	}
+	if got := llm.TextOf(results[2].Content); !results[2].IsError || !strings.Contains(got, "dontAsk") {
+		t.Errorf("a Read outside the project got %q", got)
 	}
 	// What the hook agent spent counts in the session's.
 	if usage, _ := resultOf(t, out)["modelUsage"].(map[string]any); usage[judge.Model] == nil {
