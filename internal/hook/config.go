@@ -86,6 +86,10 @@ type Handler struct {
 	// and identical hooks run once only within one Source (as in Claude
 	// Code, where the same command in user and project settings runs twice).
 	Source string
+	// Origin is the file and line that define the handler
+	// ("/r/.claude/settings.json:12"), for listings and messages; "" for
+	// callbacks.
+	Origin string
 
 	// Callback is the function of a callback handler; CallbackID names it
 	// (the Agent SDK's "hook_0" ids) and makes identical registrations run

@@ -40,6 +40,7 @@ func (t *thread) configureHooks(context.Context) error {
 		return nil
 	}
 	if t.parent == nil {
+		s.noticeUnfiredHooks()
 		s.hookLog = &engine.HookLog{}
 		s.hookOpts = s.hookOptions(t.env)
 		r, err := hook.New(s.hookOpts)
@@ -67,12 +68,7 @@ func (t *thread) configureHooks(context.Context) error {
 // hookOptions are what every hook runner of the session is built from; env
 // is the main thread's.
 func (s *Session) hookOptions(env *tool.Env) hook.Options {
-	cfg := settingsHooks(s.settings)
-	for _, more := range []hook.Config{s.cfg.Hooks, s.ext.Hooks()} {
-		for ev, ms := range more {
-			cfg[ev] = append(cfg[ev], ms...)
-		}
-	}
+	cfg := s.fileHooks()
 	guard := newHookGuard(s.settings, s.ext, s.agents)
 	var ran []string
 	if r := s.resumed; r != nil && r.workflow != nil {
@@ -113,10 +109,27 @@ func (s *Session) observeHook(rec hook.Record) {
 		"status_message": rec.StatusMessage, "running": rec.Phase == hook.PhaseStarted}})
 }
 
+// fileHooks are the hooks every thread of the session starts with: the
+// settings', the caller's callbacks and the plugins'.
+func (s *Session) fileHooks() hook.Config {
+	cfg := settingsHooks(s.settings)
+	for _, more := range []hook.Config{s.cfg.Hooks, s.ext.Hooks()} {
+		for ev, ms := range more {
+			cfg[ev] = append(cfg[ev], ms...)
+		}
+	}
+	return cfg
+}
+
 // settingsHooks turns the settings' hooks into the runner's configuration.
 func settingsHooks(m *config.Merged) hook.Config {
+	return hookConfig(m.Hooks)
+}
+
+// hookConfig turns hooks of the settings into a runner's configuration.
+func hookConfig(hooks map[string][]config.HookMatcher) hook.Config {
 	cfg := hook.Config{}
-	for event, matchers := range m.Hooks {
+	for event, matchers := range hooks {
 		for _, hm := range matchers {
 			out := hook.Matcher{Matcher: hm.Matcher}
 			for _, h := range hm.Hooks {
@@ -126,7 +139,7 @@ func settingsHooks(m *config.Merged) hook.Config {
 					Prompt: h.Prompt, Model: h.Model, Server: h.Server, Tool: h.Tool, Input: h.Input,
 					// Identical hooks of one scope run once; the scope, not
 					// the file position, keys that.
-					Source: string(hm.Source.Scope),
+					Source: string(hm.Source.Scope), Origin: origin(h.Source),
 				})
 			}
 			cfg[hook.Event(event)] = append(cfg[hook.Event(event)], out)

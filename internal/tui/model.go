@@ -24,6 +24,8 @@ type backend interface {
 	MCPServers() []agent.MCPServerStatus
 	// Settings are the settings the session runs under.
 	Settings() agent.Settings
+	// Hooks are the session's hooks, with where each is defined.
+	Hooks() []agent.HookEntry
 	// Sessions lists the saved sessions of the working directory, newest
 	// first; SessionMessages is the conversation of one of them.
 	Sessions() ([]agent.SessionInfo, error)

@@ -38,6 +38,7 @@ type Engine interface {
 	MCPServers() []agent.MCPServerStatus
 	Flush(ctx context.Context) error
 	Settings() agent.Settings
+	Hooks() []agent.HookEntry
 	Notify(ctx context.Context, notificationType, title, message string) []string
 	RewindFiles(messageID string, dryRun bool) agent.RewindResult
 	UpdatePermissions(ups ...agent.PermissionUpdate) error
@@ -320,6 +321,8 @@ func (h *host) AllowRule(rule string) error {
 }
 
 func (h *host) Settings() agent.Settings { return h.engine().Settings() }
+
+func (h *host) Hooks() []agent.HookEntry { return h.engine().Hooks() }
 
 func (h *host) Sessions() ([]agent.SessionInfo, error) { return agent.ListSessions(h.options()) }
 
