@@ -57,6 +57,11 @@ type loader struct {
 	pending []pendingRule   // path-scoped rules not yet matched by a read
 	scanned map[string]bool // directories whose memory has been looked for
 
+	// reason is why the files loaded now are loaded (Included and
+	// GlobMatch aside), and trigger the file whose reading loads them.
+	reason  Reason
+	trigger string
+
 	problems, notes []string
 }
 
@@ -420,7 +425,15 @@ func (l *loader) emit(e *entry, kind Kind, importer string, depth int) []File {
 	if strings.TrimSpace(e.content) == "" {
 		return nil
 	}
-	out := []File{{Path: e.path, Kind: kind, Content: e.content, ImportedBy: importer, Globs: e.globs}}
+	reason := l.reason
+	switch {
+	case reason == Reloaded:
+	case importer != "":
+		reason = Included
+	case len(e.globs) > 0:
+		reason = GlobMatch
+	}
+	out := []File{{Path: e.path, Kind: kind, Content: e.content, ImportedBy: importer, Globs: e.globs, Reason: reason, Trigger: l.trigger}}
 	for _, ref := range importRefs(e.content) {
 		target, ok := resolveImport(ref, filepath.Dir(e.path), l.opts.Home)
 		if !ok {

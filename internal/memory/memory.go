@@ -65,7 +65,32 @@ type File struct {
 	ImportedBy string
 	// Globs are the paths: patterns of a path-scoped rule; nil otherwise.
 	Globs []string
+	// Reason says why the file was loaded when it was.
+	Reason Reason
+	// Trigger is the file whose reading loaded this one, for the memory
+	// a Tracker hands out; "" otherwise.
+	Trigger string
 }
+
+// Reason says why a memory file was loaded. The values are those of the
+// load_reason of Claude Code's InstructionsLoaded hook event.
+type Reason string
+
+const (
+	// AtStart: loaded as the session started (Load).
+	AtStart Reason = "session_start"
+	// Nested: the memory of a directory below the cwd, loaded as a file
+	// in it was read (Tracker.OnRead).
+	Nested Reason = "nested_traversal"
+	// GlobMatch: a path-scoped rule, loaded as a file its paths: globs
+	// match was read.
+	GlobMatch Reason = "path_glob_match"
+	// Included: imported (@path) by the memory file ImportedBy.
+	Included Reason = "include"
+	// Reloaded: read again from disk after the conversation was compacted
+	// (Set.Reload), whatever first brought it in.
+	Reloaded Reason = "compact"
+)
 
 // Options say where to look for memory. Empty paths turn their source off.
 type Options struct {
@@ -139,11 +164,14 @@ func Load(opts Options) (*Set, error) {
 		return nil, fmt.Errorf("memory: working directory %q: %w", opts.Cwd, err)
 	}
 	opts.Cwd = cwd
-	return load(opts, osSys), nil
+	return load(opts, osSys, AtStart), nil
 }
 
-func load(opts Options, sys sysCalls) *Set {
+// load loads the memory of a start (reason AtStart) or of a reload after
+// compaction (Reloaded).
+func load(opts Options, sys sysCalls, reason Reason) *Set {
 	l := newLoader(opts, sys)
+	l.reason = reason
 	s := &Set{opts: opts}
 	s.Files = l.start()
 	s.Auto = l.auto()
@@ -154,9 +182,15 @@ func load(opts Options, sys sysCalls) *Set {
 }
 
 // Reload reads the same sources again from disk, as compaction does: the
-// result has the start-time memory only and a fresh Tracker, so nested
-// memory loads again on the next read below the cwd.
-func (s *Set) Reload() (*Set, error) { return Load(s.opts) }
+// result has the start-time memory only, each file with Reason Reloaded,
+// and a fresh Tracker, so nested memory loads again on the next read below
+// the cwd.
+func (s *Set) Reload() (*Set, error) {
+	if s.opts.Cwd == "" {
+		return nil, errors.New("memory: no working directory")
+	}
+	return load(s.opts, osSys, Reloaded), nil
+}
 
 // Root returns the memory loaded at start (managed, user, the cwd and its
 // ancestors, with their imports and unconditional rules): what compaction

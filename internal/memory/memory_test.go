@@ -494,7 +494,7 @@ func TestProblems(t *testing.T) {
 	locked := write(t, dir, "CLAUDE.local.md", "Secret.\n")
 	write(t, dir, "CLAUDE.md", "Readable.\n@bin.md\n@missing.md\n")
 	write(t, dir, "bin.md", "a\x00b")
-	set := load(Options{Cwd: dir, Excludes: []string{"[unclosed"}}, failSys(map[string]error{locked: fs.ErrPermission}))
+	set := load(Options{Cwd: dir, Excludes: []string{"[unclosed"}}, failSys(map[string]error{locked: fs.ErrPermission}), AtStart)
 	check(t, dir, within(dir, set.Files), []want{{"CLAUDE.md", "Project", "Readable.\n@bin.md\n@missing.md", ""}})
 	problems := strings.Join(set.Problems, "\n")
 	for _, p := range []string{"invalid pattern \"[unclosed\"", "open " + locked + ": permission denied", "bin.md: not a text file"} {
@@ -607,6 +607,77 @@ func BenchmarkLoad(b *testing.B) {
 		set, err := Load(opts)
 		if err != nil || len(set.Blocks()) < 5 {
 			b.Fatal(err, len(set.Files))
+		}
+	}
+}
+
+// TestLoadReasons: each file says why it was loaded and, when a read
+// brought it, which file that was — at start, for an import, for a
+// directory below the cwd, for a path-scoped rule, and after a reload.
+func TestLoadReasons(t *testing.T) {
+	root, opts := fixture(t)
+	write(t, opts.Cwd, "sub/CLAUDE.md", "Sub memory.\n@sub-notes.md\n")
+	write(t, opts.Cwd, "sub/sub-notes.md", "Sub notes.\n")
+	type why struct {
+		rel     string
+		reason  Reason
+		trigger string
+	}
+	got := func(files []File) []why {
+		var out []why
+		for _, f := range within(root, files) {
+			rel, _ := filepath.Rel(root, f.Path)
+			trigger := ""
+			if f.Trigger != "" {
+				trigger, _ = filepath.Rel(root, f.Trigger)
+			}
+			out = append(out, why{filepath.ToSlash(rel), f.Reason, filepath.ToSlash(trigger)})
+		}
+		return out
+	}
+	set, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := got(set.Files)
+	for _, w := range start {
+		want := AtStart
+		switch w.rel {
+		case "home/notes/style.md", "shared/abs.md", "home/work/repo/docs/a.md", "home/work/repo/docs/b.md",
+			"home/work/repo/chain/c1.md", "home/work/repo/chain/c2.md", "home/work/repo/chain/c3.md",
+			"home/work/repo/chain/c4.md", "home/work/repo/chain/c5.md":
+			want = Included
+		}
+		if w.reason != want || w.trigger != "" {
+			t.Errorf("at start %s: %s (trigger %q), want %s", w.rel, w.reason, w.trigger, want)
+		}
+	}
+	read := "home/work/repo/svc/app/sub/x.go"
+	lazy := got(set.Tracker().OnRead("sub/x.go"))
+	wantLazy := []why{
+		{"home/work/repo/.claude/rules/go.md", GlobMatch, read},
+		{"home/work/repo/svc/app/sub/CLAUDE.md", Nested, read},
+		{"home/work/repo/svc/app/sub/sub-notes.md", Included, read},
+	}
+	if !reflect.DeepEqual(lazy, wantLazy) {
+		t.Errorf("on a read:\n got %+v\nwant %+v", lazy, wantLazy)
+	}
+	again, err := set.Reload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reloaded := got(again.Files)
+	if len(reloaded) != len(start) {
+		t.Fatalf("%d files reloaded, %d at start", len(reloaded), len(start))
+	}
+	for i, w := range reloaded {
+		if w.reason != Reloaded || w.rel != start[i].rel {
+			t.Errorf("reloaded %d: %+v, want %s %s", i, w, start[i].rel, Reloaded)
+		}
+	}
+	for _, f := range within(root, again.Files) {
+		if strings.HasSuffix(f.Path, filepath.Join("notes", "style.md")) && f.ImportedBy != filepath.Join(root, "home", ".claude", "CLAUDE.md") {
+			t.Errorf("a reloaded import forgot its importer: %+v", f)
 		}
 	}
 }

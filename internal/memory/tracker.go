@@ -33,6 +33,7 @@ func (t *Tracker) OnRead(path string) []File {
 		path = filepath.Join(cwd, path)
 	}
 	path = filepath.Clean(path)
+	t.l.reason, t.l.trigger = Nested, path
 
 	out := t.l.activate(path)
 	rel, err := filepath.Rel(cwd, filepath.Dir(path))
