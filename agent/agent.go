@@ -27,12 +27,18 @@ import (
 // ErrNoCredentials is returned when no API key or token is configured.
 var ErrNoCredentials = errors.New("no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token)")
 
+// ErrNoPrompt is what Query yields when it is given no prompt and no
+// SessionStart hook gave a first user message either.
+var ErrNoPrompt = errors.New("no prompt")
+
 // Query runs one prompt in a new session and yields its messages: a
 // system/init message, the assistant and user messages of the loop, and a
-// final *ResultMessage. A setup failure (bad options, no credentials) is
-// yielded as an error instead. ctx bounds the session from its start-up
-// (the SessionStart hooks run under it) to its end; breaking out of the
-// loop cancels the run.
+// final *ResultMessage. A SessionStart hook may give a first user message
+// (initialUserMessage): it runs first, as a prompt of its own with its own
+// result, and prompt may then be "". A setup failure (bad options, no
+// credentials) is yielded as an error instead, and so is ErrNoPrompt. ctx
+// bounds the session from its start-up (the SessionStart hooks run under
+// it) to its end; breaking out of the loop cancels the run.
 func Query(ctx context.Context, prompt string, opts Options) iter.Seq2[Message, error] {
 	return func(yield func(Message, error) bool) {
 		s, err := start(ctx, opts)
@@ -40,13 +46,28 @@ func Query(ctx context.Context, prompt string, opts Options) iter.Seq2[Message, 
 			yield(nil, err)
 			return
 		}
-		defer s.Close(ctx)
+		defer s.Close(ctx, runtime.EndOther)
+		var prompts []string
+		for _, p := range []string{s.InitialUserMessage(), prompt} {
+			if p != "" {
+				prompts = append(prompts, p)
+			}
+		}
+		if len(prompts) == 0 {
+			yield(nil, ErrNoPrompt)
+			return
+		}
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		out := newOutbox(opts.MaxToolResultSize)
 		go func() {
 			defer out.close()
-			runPrompt(ctx, s, Prompt{Text: prompt}, out)
+			for _, p := range prompts {
+				if ctx.Err() != nil {
+					return
+				}
+				runPrompt(ctx, s, Prompt{Text: p}, out)
+			}
 		}()
 		out.deliver(yield, cancel)
 	}

@@ -296,15 +296,21 @@ func (c *Client) Flush(ctx context.Context) error {
 }
 
 // Close interrupts the running prompt, drops the queued ones and ends the
-// session (SessionEnd hooks run, the transcript is closed). Messages not
-// yet read are dropped.
-func (c *Client) Close() error {
+// session (SessionEnd hooks run, told EndOther; the transcript is closed).
+// Messages not yet read are dropped.
+func (c *Client) Close() error { return c.CloseFor(EndOther) }
+
+// CloseFor is Close, telling the session's SessionEnd hooks why it ends: a
+// host that has the user clear the conversation says EndClear, one that
+// switches to another says EndResume, one whose user leaves at its prompt
+// says EndPromptInputExit. Only the first Close or CloseFor counts.
+func (c *Client) CloseFor(reason EndReason) error {
 	c.closeOnce.Do(func() {
 		c.cancel()
 		c.CloseSend()
 		c.stop()
 		<-c.done
-		c.s.Close(c.ctx)
+		c.s.Close(c.ctx, string(reason))
 	})
 	return nil
 }

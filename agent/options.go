@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 
@@ -209,6 +210,18 @@ type Options struct {
 	// Entrypoint is recorded in transcripts ("cli", "sdk-go"…); "" means "sdk-go".
 	Entrypoint string
 
+	// Setup runs the Setup hooks with this trigger as the session starts,
+	// before its SessionStart hooks, as tack's --init and --init-only
+	// (SetupInit) and --maintenance (SetupMaintenance) do; the context
+	// they give the model (additionalContext, plain stdout) opens the
+	// first message. "" runs none.
+	Setup SetupTrigger
+	// Restart says how the session follows the one its host has just
+	// ended in its place (Client.CloseFor): RestartClear after the user
+	// cleared the conversation, RestartReopen for the same conversation
+	// opened again to apply changed options. "" for neither.
+	Restart Restart
+
 	// SessionStateMessages makes a Client yield system messages of subtype
 	// session_state_changed: "running" when it starts on queued prompts,
 	// "idle" after the result of the last one (the stream-json protocol's
@@ -216,6 +229,56 @@ type Options struct {
 	// call ("running" again once it has).
 	SessionStateMessages bool
 }
+
+// SetupTrigger is what asked for a session's Setup hooks, as they are told
+// (their payload's trigger, which their matchers test).
+type SetupTrigger string
+
+const (
+	// SetupInit is tack --init and --init-only: setting a repository up.
+	SetupInit SetupTrigger = runtime.SetupInit
+	// SetupMaintenance is tack --maintenance.
+	SetupMaintenance SetupTrigger = runtime.SetupMaintenance
+)
+
+// Restart says how a session a host starts follows the one it has just
+// ended in its place (Options.Restart).
+type Restart string
+
+const (
+	// RestartClear: the user cleared the conversation (/clear) and the new
+	// session starts empty in its place; its SessionStart hooks are told
+	// source "clear". End the old one with EndClear.
+	RestartClear Restart = runtime.RestartClear
+	// RestartReopen: the same conversation (Options.Resume names it),
+	// opened again to apply changed options — a name, more directories,
+	// reloaded plugins — goes on: no SessionStart or InstructionsLoaded
+	// hooks run. End the old one with EndReopen, which runs no SessionEnd
+	// hooks: for the hooks the conversation never stopped.
+	RestartReopen Restart = runtime.RestartReopen
+)
+
+// EndReason is why a session ends, as its SessionEnd hooks are told
+// (Client.CloseFor; their payload's reason, which their matchers test).
+type EndReason string
+
+const (
+	// EndClear: the user cleared the conversation (/clear).
+	EndClear EndReason = runtime.EndClear
+	// EndResume: the user switched to another conversation (/resume).
+	EndResume EndReason = runtime.EndResume
+	// EndLogout: the user logged out.
+	EndLogout EndReason = runtime.EndLogout
+	// EndPromptInputExit: the user left at the prompt of an interactive
+	// UI (an exit command, Ctrl-D, Ctrl-C twice).
+	EndPromptInputExit EndReason = runtime.EndPromptInputExit
+	// EndOther: anything else, as when a print-mode run or an SDK host is
+	// done (what Close says).
+	EndOther EndReason = runtime.EndOther
+	// EndReopen: the host opens the same conversation again at once
+	// (RestartReopen); no SessionEnd hooks run.
+	EndReopen EndReason = runtime.EndReopen
+)
 
 // MaxStructuredOutputRetries is how many times a model that ends its turn
 // without giving the structured output (Options.JSONSchema) is reminded;
@@ -246,6 +309,16 @@ type PermissionResult struct {
 
 // config resolves the options into the runtime's configuration.
 func (o Options) config() (runtime.Config, error) {
+	switch o.Setup {
+	case "", SetupInit, SetupMaintenance:
+	default:
+		return runtime.Config{}, fmt.Errorf("options: unknown Setup trigger %q (want %q or %q)", o.Setup, SetupInit, SetupMaintenance)
+	}
+	switch o.Restart {
+	case "", RestartClear, RestartReopen:
+	default:
+		return runtime.Config{}, fmt.Errorf("options: unknown Restart %q (want %q or %q)", o.Restart, RestartClear, RestartReopen)
+	}
 	mcpServers, err := mcpConfigJSON(o.MCPServers)
 	if err != nil {
 		return runtime.Config{}, err
@@ -272,7 +345,7 @@ func (o Options) config() (runtime.Config, error) {
 		OnElicitation: elicit(o.OnElicitation), OnMCPProgress: progress(o.OnMCPProgress),
 		Notify: o.Notify, Logger: o.Logger, IncludePartialMessages: o.IncludePartialMessages,
 		NoSessionPersistence: o.NoSessionPersistence, Env: o.Env, HTTPClient: o.HTTPClient,
-		Entrypoint: o.Entrypoint,
+		Entrypoint: o.Entrypoint, Setup: string(o.Setup), Restart: string(o.Restart),
 	}
 	return cfg, nil
 }

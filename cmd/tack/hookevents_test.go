@@ -82,15 +82,10 @@ func TestHookEventsOfAScriptedSession(t *testing.T) {
 		if p.Event == hook.SessionStart || p.Event == hook.SessionEnd {
 			wantMode = ""
 		}
+		// SessionEnd carries the last prompt's.
 		wantPrompt := promptID
-		switch p.Event {
-		case hook.SessionStart:
+		if p.Event == hook.SessionStart {
 			wantPrompt = ""
-		case hook.SessionEnd:
-			// Claude Code sends the last prompt_id here; the firing site
-			// (runtime/lifecycle.go fireEnd) does not yet. Not checked
-			// until it does.
-			wantPrompt = p.String("prompt_id")
 		}
 		common := map[string]string{"session_id": p.String("session_id"), "transcript_path": p.String("transcript_path"),
 			"cwd": p.String("cwd"), "permission_mode": p.String("permission_mode"), "prompt_id": p.String("prompt_id")}

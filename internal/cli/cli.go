@@ -86,6 +86,9 @@ The prompt is the argument, standard input, or both (input first).`,
 				fmt.Fprintf(stdio.Out, "%s (tack)\n", version.Version)
 				return nil
 			}
+			if f.initOnly {
+				return runInitOnly(cmd, stdio, f, args)
+			}
 			// The Agent SDK runs tack with stream-json input and no -p.
 			if !f.print && f.inputFormat != "stream-json" {
 				return runTUI(cmd, stdio, f, args)

@@ -35,8 +35,20 @@ func TestReadPrompt(t *testing.T) {
 	if got, _ := readPrompt(IO{In: strings.NewReader("ignored"), StdinIsTerminal: true}, []string{"q"}); got != "q" {
 		t.Errorf("a terminal was read: %q", got)
 	}
-	if _, err := readPrompt(IO{In: strings.NewReader("  \n")}, nil); err == nil {
-		t.Error("an empty prompt was accepted")
+	// Blank input is no prompt: a SessionStart hook may give the first
+	// message, and the session says when none does (TestNoPrompt).
+	if got, err := readPrompt(IO{In: strings.NewReader("  \n")}, nil); err != nil || got != "" {
+		t.Errorf("blank input: %q %v", got, err)
+	}
+}
+
+// TestNoPrompt: print mode without a prompt, and without a SessionStart
+// hook giving a first message, is a usage error; nothing is asked.
+func TestNoPrompt(t *testing.T) {
+	srv := llmtest.New(t)
+	_, errOut, code := run(t, srv, "-p")
+	if code != 1 || !strings.Contains(errOut, "no prompt: give one as an argument") || len(srv.Requests()) != 0 {
+		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
 

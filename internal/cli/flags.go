@@ -48,6 +48,8 @@ type printFlags struct {
 	agentsJSON           string
 	pluginDirs           []string
 	jsonSchema           string
+	// init, initOnly and maintenance run the Setup hooks (setup.go).
+	init, initOnly, maintenance bool
 	// ignored are flags of Claude Code's that tack accepts and does not
 	// act on (the Agent SDK passes them).
 	ignored ignoredFlags
@@ -95,6 +97,9 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.agentsJSON, "agents", "", `more subagents, as JSON: {"name": {"description": "...", "prompt": "...", "tools": [...]}}`)
 	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "load a plugin from this folder (recorded with the session)")
 	fl.StringVar(&f.jsonSchema, "json-schema", "", "a JSON Schema (an object) the final answer must match; it comes back as structured_output in the result")
+	fl.BoolVar(&f.init, "init", false, "run the Setup hooks (trigger init) as the session starts")
+	fl.BoolVar(&f.initOnly, "init-only", false, "run the Setup hooks (trigger init) and the SessionStart hooks, then exit")
+	fl.BoolVar(&f.maintenance, "maintenance", false, "run the Setup hooks (trigger maintenance) as the session starts")
 	f.ignored.register(fl)
 	_ = fl.MarkHidden("allowed-tools")
 	_ = fl.MarkHidden("disallowed-tools")
@@ -159,6 +164,14 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 			return opts, cmdio.Usagef("--json-schema must be a JSON object (a JSON Schema)")
 		}
 		opts.JSONSchema = schema
+	}
+	switch {
+	case f.maintenance && (f.init || f.initOnly):
+		return opts, cmdio.Usagef("--maintenance cannot be combined with --init or --init-only: the Setup hooks run for one trigger")
+	case f.maintenance:
+		opts.Setup = agent.SetupMaintenance
+	case f.init || f.initOnly:
+		opts.Setup = agent.SetupInit
 	}
 	if f.skipPermissions {
 		opts.PermissionMode = agent.PermissionBypass

@@ -55,9 +55,12 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 	var result *agent.ResultMessage
 	for msg, err := range agent.Query(ctx, prompt, opts) {
 		if err != nil {
-			if errors.Is(err, agent.ErrNoCredentials) {
+			switch {
+			case errors.Is(err, agent.ErrNoCredentials):
 				fmt.Fprintf(stdio.Err, "tack: %v\n", err)
 				return &cmdio.ExitError{Code: 1}
+			case errors.Is(err, agent.ErrNoPrompt):
+				return errNoPrompt
 			}
 			return err
 		}
@@ -86,7 +89,8 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 	return nil
 }
 
-// readPrompt joins piped standard input and the prompt argument.
+// readPrompt joins piped standard input and the prompt argument; "" when
+// neither gives one.
 func readPrompt(stdio IO, args []string) (string, error) {
 	var parts []string
 	if !stdio.StdinIsTerminal && stdio.In != nil {
@@ -101,11 +105,12 @@ func readPrompt(stdio IO, args []string) (string, error) {
 	if len(args) > 0 && strings.TrimSpace(args[0]) != "" {
 		parts = append(parts, args[0])
 	}
-	if len(parts) == 0 {
-		return "", cmdio.Usagef("no prompt: give one as an argument (tack -p \"…\") or on standard input")
-	}
 	return strings.Join(parts, "\n\n"), nil
 }
+
+// errNoPrompt is a print-mode run given no prompt, for which no
+// SessionStart hook gave a first user message either (agent.ErrNoPrompt).
+var errNoPrompt = cmdio.Usagef("no prompt: give one as an argument (tack -p \"…\") or on standard input")
 
 // renderer writes messages in one output format.
 type renderer struct {
@@ -113,6 +118,8 @@ type renderer struct {
 	verbose bool
 	w       *bufio.Writer
 	all     []agent.Message
+	// last is the latest result, which json and text print at the end.
+	last *agent.ResultMessage
 }
 
 func newRenderer(format string, verbose bool, w io.Writer) *renderer {
@@ -136,29 +143,38 @@ func (r *renderer) message(m agent.Message) error {
 			return nil
 		}
 		if res, ok := m.(*agent.ResultMessage); ok {
-			line, err := jsonx.Marshal(res)
-			if err != nil {
-				return err
-			}
-			r.w.Write(line)
-			r.w.WriteByte('\n')
+			r.last = res
 		}
 	case "text":
-		if res, ok := m.(*agent.ResultMessage); ok && !res.IsError {
-			r.w.WriteString(res.Text())
-			r.w.WriteByte('\n')
+		if res, ok := m.(*agent.ResultMessage); ok {
+			r.last = res
 		}
 	}
 	return nil
 }
 
+// close writes what the formats write at the end: json the whole array
+// (verbose) or the last result, text the last result's text (a
+// SessionStart hook's first user message runs before the prompt, with a
+// result of its own: the run's answer is the last one).
 func (r *renderer) close() error {
-	if r.format == "json" && r.verbose {
+	switch {
+	case r.format == "json" && r.verbose:
 		data, err := jsonx.Marshal(r.all)
 		if err != nil {
 			return err
 		}
 		r.w.Write(data)
+		r.w.WriteByte('\n')
+	case r.format == "json" && r.last != nil:
+		line, err := jsonx.Marshal(r.last)
+		if err != nil {
+			return err
+		}
+		r.w.Write(line)
+		r.w.WriteByte('\n')
+	case r.format == "text" && r.last != nil && !r.last.IsError:
+		r.w.WriteString(r.last.Text())
 		r.w.WriteByte('\n')
 	}
 	return r.w.Flush()

@@ -253,6 +253,8 @@ type run struct {
 	promptID string
 	// userUUID, when set, is the uuid of the prompt's user message.
 	userUUID string
+	// typed, when set, is the prompt as the user gave it.
+	typed string
 	// stopHookActive is true once a Stop hook has made the model go on.
 	stopHookActive bool
 	// stopReason is set when a hook asked to end the session.
@@ -269,17 +271,33 @@ type run struct {
 // its turn, a limit is reached or ctx is cancelled. It always returns a
 // result message (which it has also emitted).
 func (s *Session) Run(ctx context.Context, prompt []llm.Block, emit Emit) *protocol.Result {
-	return s.RunAs(ctx, "", prompt, emit)
+	return s.RunPrompt(ctx, Prompt{Content: prompt}, emit)
 }
 
-// RunAs is Run with the uuid the prompt's user message is recorded under
-// (the one an SDK host gave it, so that it can name it later: rewind,
-// resume at); "" makes a new one.
-func (s *Session) RunAs(ctx context.Context, messageUUID string, prompt []llm.Block, emit Emit) *protocol.Result {
+// Prompt is a user prompt to run, with what names it.
+type Prompt struct {
+	// Content is the user message.
+	Content []llm.Block
+	// Text is the prompt as the user gave it, which UserPromptSubmit hooks
+	// are given; "" for the text of Content. They differ for a slash
+	// command, whose Content is its expansion.
+	Text string
+	// ID is the uuid the user message is recorded under (the one an SDK
+	// host gave it, so that it can name it later: rewind, resume at), and
+	// PromptID the prompt_id of the run's hook payloads (the caller's,
+	// when hooks it fired itself carry it too); "" makes new ones.
+	ID, PromptID string
+}
+
+// RunPrompt is Run with the prompt's ids and typed text.
+func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit Emit) *protocol.Result {
 	if emit == nil {
 		emit = func(protocol.Message) {}
 	}
-	r := &run{s: s, ctx: ctx, emit: emit, start: s.cfg.Now(), promptID: uuid.NewString(), userUUID: messageUUID}
+	if p.PromptID == "" {
+		p.PromptID = uuid.NewString()
+	}
+	r := &run{s: s, ctx: ctx, emit: emit, start: s.cfg.Now(), promptID: p.PromptID, userUUID: p.ID, typed: p.Text}
 	s.mu.Lock()
 	s.current = &r.tally
 	s.mu.Unlock()
@@ -296,7 +314,7 @@ func (s *Session) RunAs(ctx context.Context, messageUUID string, prompt []llm.Bl
 		id := s.cfg.ParentToolUseID
 		r.parentID = &id
 	}
-	res := r.loop(prompt)
+	res := r.loop(p.Content)
 	// The run no longer takes injected messages once its result is out:
 	// what came too late goes to the caller (TakeUndelivered).
 	s.mu.Lock()
@@ -606,6 +624,19 @@ func (r *run) success() *protocol.Result {
 	res := r.result(protocol.ResultSuccess, "completed")
 	text := r.lastText
 	res.Result = &text
+	return res
+}
+
+// Refuse ends a prompt that hooks refused before it was run (a slash
+// command whose UserPromptExpansion hooks blocked it) as a refused
+// UserPromptSubmit ends one: no request, an error result with terminal
+// reason terminal carrying msg, emitted and returned.
+func (s *Session) Refuse(terminal, msg string, emit Emit) *protocol.Result {
+	r := &run{s: s, start: s.cfg.Now()}
+	res := r.errorResult(protocol.ResultDuringExecution, terminal, msg)
+	if emit != nil {
+		emit(res)
+	}
 	return res
 }
 

@@ -208,7 +208,11 @@ func rawText(raw json.RawMessage) string {
 // userPromptSubmit runs the UserPromptSubmit hooks; a non-nil result ends
 // the run (the prompt was refused or the session stopped).
 func (r *run) userPromptSubmit(prompt []llm.Block) (extra []llm.Block, stop *protocol.Result) {
-	out := r.fireHook(&hook.UserPromptSubmitInput{Base: r.hookBase(), Prompt: llm.TextOf(prompt)})
+	text := r.typed
+	if text == "" {
+		text = llm.TextOf(prompt)
+	}
+	out := r.fireHook(&hook.UserPromptSubmitInput{Base: r.hookBase(), Prompt: text})
 	switch {
 	case out.Block:
 		return nil, r.errorResult(protocol.ResultDuringExecution, "prompt_blocked", out.HookName+" hook blocked the prompt: "+out.Reason)

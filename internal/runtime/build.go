@@ -91,10 +91,12 @@ type thread struct {
 	ownHooks bool         // hooks is the thread's own runner, closed with it
 	agentMCP *mcp.Manager // the servers a subagent defines inline
 	// context opens the first user message (memory, hook context, skills);
-	// autoMemory goes into the system prompt.
-	context    []llm.Block
-	autoMemory string
-	system     []llm.Block
+	// autoMemory goes into the system prompt. resumeNotes are what start
+	// hooks said in a resumed conversation, for its next prompt.
+	context     []llm.Block
+	resumeNotes []string
+	autoMemory  string
+	system      []llm.Block
 	// recordedTools is a resumed session's tools array, re-sent while it
 	// offers the same tools.
 	recordedTools []llm.ToolSpec
@@ -118,7 +120,7 @@ func (s *Session) buildThread(ctx context.Context, sp spec) (*thread, error) {
 		(*thread).configureHooks, // hooks.go
 		(*thread).startMCP,       // mcp.go
 		(*thread).loadMemory,     // memory.go: CLAUDE.md, nested memory
-		(*thread).fireStart,      // lifecycle.go: SessionStart / SubagentStart
+		(*thread).fireStart,      // lifecycle.go: Setup, SessionStart, InstructionsLoaded / SubagentStart
 		(*thread).preloadSkills,  // skills.go: a subagent's preloaded skills
 		(*thread).buildPrompt,    // prompt.go
 		(*thread).openTranscript, // transcript.go
@@ -173,6 +175,9 @@ func (t *thread) startEngine(context.Context) error {
 	}
 	if t.parent == nil && s.resumed != nil {
 		eng.Restore(s.resumed.transcript.Messages)
+		for _, n := range t.resumeNotes {
+			eng.Announce(n)
+		}
 	}
 	t.engine = eng
 	return nil

@@ -182,15 +182,15 @@ func (s *Session) ContextUsage() (model llm.Model, parts []ContextCategory) {
 }
 
 // Close ends the session: background subagents stop, the MCP servers stop,
-// the SessionEnd hooks run (under ctx, which Close does not let end them
-// early), the main thread's hooks, shell and transcript close, and its
-// scratch files go.
-func (s *Session) Close(ctx context.Context) {
+// the SessionEnd hooks run, told reason (EndClear, EndResume… "" for
+// EndOther), under ctx, which Close does not let end them early; the main
+// thread's hooks, shell and transcript close, and its scratch files go.
+func (s *Session) Close(ctx context.Context, reason string) {
 	s.cancel()
 	if s.mcp != nil {
 		_ = s.mcp.manager.Close()
 	}
-	s.fireEnd(context.WithoutCancel(ctx))
+	s.fireEnd(context.WithoutCancel(ctx), reason)
 	s.main.close()
 	if s.sandbox != nil {
 		_ = s.sandbox.Close()

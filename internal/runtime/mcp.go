@@ -370,24 +370,25 @@ func sample(ctx context.Context, p llm.Provider, model string, r mcp.SamplingReq
 	return mcp.SamplingResult{Content: llm.Text(llm.TextOf(resp.Content)), Model: resp.Model, StopReason: resp.StopReason}, nil
 }
 
-// mcpPromptCommand expands "/mcp__server__prompt args…" into the prompt's
-// messages; ok is false when prompt is not such a command.
-func (s *Session) mcpPromptCommand(ctx context.Context, prompt string) (content []llm.Block, ok bool, err error) {
-	p := strings.TrimSpace(prompt)
-	if s.mcp == nil || !strings.HasPrefix(p, "/mcp__") {
-		return nil, false, nil
+// mcpPromptInfo is the MCP prompt the command name ("mcp__server__prompt")
+// runs; isMCP says whether name is an MCP prompt's command at all, found
+// or not.
+func (s *Session) mcpPromptInfo(name string) (info *mcp.PromptInfo, isMCP bool) {
+	if s.mcp == nil || !strings.HasPrefix(name, "mcp__") {
+		return nil, false
 	}
-	name, rest, _ := strings.Cut(p[1:], " ")
-	var info *mcp.PromptInfo
 	for _, pi := range s.mcp.manager.Prompts() {
 		if pi.Command == name {
-			info = &pi
-			break
+			return &pi, true
 		}
 	}
-	if info == nil {
-		return nil, true, fmt.Errorf("no MCP prompt /%s (the server may not be connected)", name)
-	}
+	return nil, true
+}
+
+// expandMCPPrompt gets the MCP prompt info from its server, its arguments
+// taken from rest in order (the last one takes what is left), as the
+// user message it makes.
+func (s *Session) expandMCPPrompt(ctx context.Context, info *mcp.PromptInfo, rest string) (content []llm.Block, err error) {
 	args := map[string]string{}
 	words := strings.Fields(rest)
 	for i, a := range info.Arguments {
@@ -397,20 +398,20 @@ func (s *Session) mcpPromptCommand(ctx context.Context, prompt string) (content 
 		case i < len(words):
 			args[a.Name] = words[i]
 		case a.Required:
-			return nil, true, fmt.Errorf("/%s needs the argument %s", name, a.Name)
+			return nil, fmt.Errorf("/%s needs the argument %s", info.Command, a.Name)
 		}
 	}
 	msgs, err := s.mcp.manager.GetPrompt(ctx, info.Server, info.Name, args)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	for _, m := range msgs {
 		content = append(content, m.Content...)
 	}
 	if len(content) == 0 {
-		return nil, true, fmt.Errorf("/%s returned no content", name)
+		return nil, fmt.Errorf("/%s returned no content", info.Command)
 	}
-	return content, true, nil
+	return content, nil
 }
 
 // MCPLogin signs in to the remote MCP server name with OAuth now (the

@@ -16,14 +16,16 @@ import (
 // the main thread's first message, and the auto memory, which goes into its
 // system prompt. Every thread is told of nested memory as its tools read
 // files below the working directory; a subagent shares the main thread's
-// tracker, so a file is brought in once per session. The subagent of an
-// agent hook gets none: what it reads to judge must not use up the
-// session's nested memory, which its conversation would then never see.
+// tracker, so a file is brought in once per session, and the
+// InstructionsLoaded hooks of the thread that read it fire for it. The
+// subagent of an agent hook gets none: what it reads to judge must not use
+// up the session's nested memory, which its conversation would then never
+// see.
 func (t *thread) loadMemory(context.Context) error {
 	s := t.s
 	if t.parent != nil {
 		if !t.spec.hookAgent {
-			t.env.NestedMemory = t.parent.env.NestedMemory
+			t.env.NestedMemory = t.nestedMemory
 		}
 		return nil
 	}
@@ -38,20 +40,28 @@ func (t *thread) loadMemory(context.Context) error {
 		s.notify("memory: " + p)
 	}
 	s.memory = mem
-	tracker := mem.Tracker()
-	t.env.NestedMemory = func(path string) []llm.Block {
-		var out []llm.Block
-		for _, f := range tracker.OnRead(path) {
-			out = append(out, memory.Render(f))
-		}
-		// Skills meant for files like this one are announced now.
-		return append(out, s.activateSkills(path)...)
-	}
+	t.env.NestedMemory = t.nestedMemory
 	t.context = mem.Blocks()
 	if b, ok := mem.AutoBlock(); ok {
 		t.autoMemory = b.Text
 	}
 	return nil
+}
+
+// nestedMemory is what reading path brings into the thread's context
+// (tool.Env.NestedMemory): the memory it makes relevant, which its
+// InstructionsLoaded hooks are told of, and the skills meant for files like
+// it. The hooks run under the session's context: the read that loads the
+// memory has none to give.
+func (t *thread) nestedMemory(path string) []llm.Block {
+	s := t.s
+	files := s.memory.Tracker().OnRead(path)
+	t.instructionsLoaded(s.ctx, files)
+	var out []llm.Block
+	for _, f := range files {
+		out = append(out, memory.Render(f))
+	}
+	return append(out, s.activateSkills(path)...)
 }
 
 // compaction says when the thread's conversation is compacted: past the
@@ -82,5 +92,6 @@ func (s *Session) compactedMemory() []llm.Block {
 		s.notify("memory: " + err.Error())
 		return append(s.memory.Blocks(), s.retainedSkills()...)
 	}
+	s.main.instructionsLoaded(s.ctx, fresh.Files)
 	return append(fresh.Blocks(), s.retainedSkills()...)
 }

@@ -17,8 +17,10 @@ import (
 // RunPrompt runs one prompt on the main thread, sending what it produces —
 // an init message first, then the loop's messages and its subagents', then
 // a result — to emit. The user message is recorded under p.ID ("" for a
-// new uuid). An error is a prompt that could not start (a slash command
-// that failed): no result follows it.
+// new uuid). A prompt that names a command is expanded first
+// (expansion.go); one its hooks refuse ends with an error result, as one
+// UserPromptSubmit hooks refuse does. An error is a prompt that could not
+// start (a slash command that failed): no result follows it.
 func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit engine.Emit) error {
 	s.setEmitter(emit)
 	defer s.setEmitter(nil)
@@ -29,21 +31,26 @@ func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit engine.Emit) err
 		// A skill's model holds until the end of the prompt that ran it.
 		defer s.restoreModel()
 	}
-	content, err := s.promptContent(ctx, p)
-	if err != nil {
-		return err
-	}
+	promptID := uuid.NewString()
+	s.promptID.Store(&promptID)
 	if instructions, ok := compactCommand(p.Text); ok {
 		s.main.engine.Compact(ctx, instructions, emit)
 	} else {
-		id := p.ID
-		if id == "" {
-			id = uuid.NewString()
+		run, refused, err := s.userPrompt(ctx, p)
+		switch {
+		case err != nil:
+			return err
+		case refused != nil:
+			s.main.engine.Refuse(refused.terminal, refused.message, emit)
+			return nil
+		}
+		if run.ID == "" {
+			run.ID = uuid.NewString()
 		}
 		if s.checkpoints != nil {
-			s.checkpoints.begin(id)
+			s.checkpoints.begin(run.ID)
 		}
-		s.run(ctx, id, content, emit)
+		s.run(ctx, run, emit)
 	}
 	// The record keeps the session's model, not a skill's.
 	s.restoreModel()
@@ -51,24 +58,6 @@ func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit engine.Emit) err
 		s.notify("session record: " + err.Error())
 	}
 	return nil
-}
-
-// promptContent is the user message of p: its content, or its text with a
-// slash command (a skill's, an MCP prompt's) expanded.
-func (s *Session) promptContent(ctx context.Context, p Prompt) ([]llm.Block, error) {
-	if len(p.Content) > 0 {
-		return p.Content, nil
-	}
-	if cmd, ok, err := s.expandSlashCommand(ctx, p.Text); ok {
-		if err != nil {
-			return nil, err
-		}
-		return cmd.content, nil
-	}
-	if expanded, ok, err := s.mcpPromptCommand(ctx, p.Text); ok {
-		return expanded, err
-	}
-	return []llm.Block{llm.Text(p.Text)}, nil
 }
 
 // compactCommand recognises "/compact [instructions]".
@@ -84,14 +73,15 @@ func compactCommand(prompt string) (instructions string, ok bool) {
 // without giving the structured output is asked again.
 const MaxStructuredRetries = 5
 
-// run runs prompt content. When the caller asked for structured output
+// run runs a prompt. When the caller asked for structured output
 // (Config.JSONSchema), a run that ends without it is followed by a
-// reminder, up to MaxStructuredRetries times, and the one result message
-// emitted carries the value (or says it never came).
-func (s *Session) run(ctx context.Context, id string, content []llm.Block, emit engine.Emit) {
+// reminder, up to MaxStructuredRetries times, under the same prompt id,
+// and the one result message emitted carries the value (or says it never
+// came).
+func (s *Session) run(ctx context.Context, p engine.Prompt, emit engine.Emit) {
 	eng := s.main.engine
 	if len(s.cfg.JSONSchema) == 0 {
-		eng.RunAs(ctx, id, content, emit)
+		eng.RunPrompt(ctx, p, emit)
 		return
 	}
 	s.setStructured(nil)
@@ -103,7 +93,7 @@ func (s *Session) run(ctx context.Context, id string, content []llm.Block, emit 
 		}
 		emit(m)
 	}
-	eng.RunAs(ctx, id, content, hold)
+	eng.RunPrompt(ctx, p, hold)
 	for retry := 0; held != nil; retry++ {
 		if v := s.structuredValue(); v != nil {
 			held.StructuredOutput = v
@@ -119,7 +109,7 @@ func (s *Session) run(ctx context.Context, id string, content []llm.Block, emit 
 		}
 		prev := held
 		held = nil
-		eng.Run(ctx, []llm.Block{llm.Text(structured.Reminder)}, hold)
+		eng.RunPrompt(ctx, engine.Prompt{Content: []llm.Block{llm.Text(structured.Reminder)}, PromptID: p.PromptID}, hold)
 		if held != nil {
 			held.NumTurns += prev.NumTurns
 			held.DurationMS += prev.DurationMS

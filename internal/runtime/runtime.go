@@ -8,8 +8,10 @@
 // with its own overrides (prompt, tools, model, mode, hooks, MCP servers,
 // worktree), so there is one builder of engine.Config: a field added there
 // reaches the main thread and every subagent alike. The lifecycle hook
-// events that are not part of a turn (SessionStart, SessionEnd,
-// SubagentStart, Notification) are fired from lifecycle.go only.
+// events that are not part of a turn (Setup, SessionStart,
+// InstructionsLoaded, SessionEnd, SubagentStart, Notification) are fired
+// from lifecycle.go only, and a typed command's UserPromptExpansion from
+// expansion.go.
 //
 // The public Go SDK (package agent) is a thin adapter over this package: it
 // validates its Options into a Config and renders the Session's messages as
@@ -81,6 +83,14 @@ type Config struct {
 	Sandbox      *sandbox.Settings
 	// FileCheckpointing keeps files before the file tools change them.
 	FileCheckpointing bool
+	// Setup runs the Setup hooks with this trigger (SetupInit for --init
+	// and --init-only, SetupMaintenance for --maintenance) as the session
+	// starts, before SessionStart; what they give the model opens its
+	// first message. "" runs none.
+	Setup string
+	// Restart says how the session follows the one its host has just
+	// ended in its place: "" (none), RestartClear or RestartReopen.
+	Restart string
 
 	// Approve decides calls that need approval; nil leaves them to
 	// PermissionPromptTool, or denies them.
@@ -96,6 +106,43 @@ type Config struct {
 	// Entrypoint is recorded in transcripts; "" means "sdk-go".
 	Entrypoint string
 }
+
+// The triggers of Config.Setup, as Setup hooks are told.
+const (
+	SetupInit        = "init"
+	SetupMaintenance = "maintenance"
+)
+
+// The values of Config.Restart.
+const (
+	// RestartClear: the user cleared the conversation (/clear) and this
+	// session starts anew in its place; its SessionStart hooks are told
+	// source "clear".
+	RestartClear = "clear"
+	// RestartReopen: the same conversation, opened again by its host to
+	// apply changed options (a name, directories, reloaded plugins), goes
+	// on: no SessionStart or InstructionsLoaded hooks run, as none ran for
+	// the conversation's end (EndReopen).
+	RestartReopen = "reopen"
+)
+
+// Why a session ends (Close): the reason SessionEnd hooks are told.
+const (
+	// EndClear: the user cleared the conversation (/clear).
+	EndClear = "clear"
+	// EndResume: the user switched to another conversation (/resume).
+	EndResume = "resume"
+	// EndLogout: the user logged out.
+	EndLogout = "logout"
+	// EndPromptInputExit: the user left at the prompt (/exit, Ctrl-D,
+	// Ctrl-C twice).
+	EndPromptInputExit = "prompt_input_exit"
+	// EndOther: anything else — print mode done, the SDK's host closing.
+	EndOther = "other"
+	// EndReopen: the host reopens the same conversation at once (see
+	// RestartReopen); no SessionEnd hooks run.
+	EndReopen = "reopen"
+)
 
 // Launch are the options a session records and a resume restores.
 type Launch struct {
@@ -250,10 +297,30 @@ type Session struct {
 	// emit is where the running prompt sends its messages (subagents' too).
 	emitMu sync.Mutex
 	emit   engine.Emit
+	// promptID is the prompt_id of the latest prompt, which hook payloads
+	// carry from that prompt on ("" before the first).
+	promptID atomic.Pointer[string]
+	// initialPrompt is the first user message a SessionStart hook gave
+	// (initialUserMessage).
+	initialPrompt string
 }
 
 // SessionID is the session's id.
 func (s *Session) SessionID() string { return s.sessionID }
+
+// InitialUserMessage is the first user message a SessionStart hook gave
+// (initialUserMessage), to run before any prompt in print mode; "" when
+// none did.
+func (s *Session) InitialUserMessage() string { return s.initialPrompt }
+
+// currentPromptID is the prompt_id of the latest prompt ("" before the
+// first).
+func (s *Session) currentPromptID() string {
+	if p := s.promptID.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
 
 // emitter is where the running prompt's messages go; it drops them between
 // prompts.

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
+	"github.com/tackcode/tack/internal/extension"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/protocol"
@@ -37,37 +37,15 @@ func (t *thread) preloadSkills(ctx context.Context) error {
 	return nil
 }
 
-// slashCommand is a prompt that runs a skill or command ("/commit fix
-// typo"): the message the model gets and what the skill asks of the run.
-type slashCommand struct {
-	content []llm.Block
-	inv     *skill.Invocation
-}
-
-// expandSlashCommand prepares a prompt naming a user-invocable skill or
-// command. ok is false when the prompt names none. The message keeps the
-// command as typed (the tags Claude Code's transcripts use, which the
-// SDK's session helpers read) followed by the prepared instructions.
-func (s *Session) expandSlashCommand(ctx context.Context, prompt string) (*slashCommand, bool, error) {
-	if s.skills == nil {
-		return nil, false, nil
-	}
-	p := strings.TrimLeft(prompt, " \t\r\n")
-	if !strings.HasPrefix(p, "/") {
-		return nil, false, nil
-	}
-	name, args, _ := strings.Cut(p[1:], " ")
-	if i := strings.IndexAny(name, "\t\r\n"); i >= 0 {
-		name, args = name[:i], name[i:]+" "+args
-	}
-	sk, ok := s.skills.Skill(name)
-	if !ok || !sk.UserInvocable {
-		return nil, false, nil
-	}
-	args = strings.TrimSpace(args)
+// expandSkill prepares the user-invocable skill or command sk, run with
+// args ("/commit fix typo"), as the message the model gets: the command as
+// typed (the tags Claude Code's transcripts use, which the SDK's session
+// helpers read) followed by the prepared instructions, or the report of
+// the subagent a forked skill ran in.
+func (s *Session) expandSkill(ctx context.Context, sk *extension.Skill, args string) ([]llm.Block, error) {
 	inv, err := s.skills.Prepare(ctx, sk, args)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	for _, r := range inv.Refused {
 		s.notify(fmt.Sprintf("/%s: did not run %s", sk.Name, r))
@@ -76,12 +54,12 @@ func (s *Session) expandSlashCommand(ctx context.Context, prompt string) (*slash
 	if inv.Fork && s.subagents != nil {
 		report, err := s.subagents.Fork(ctx, inv.Agent, inv.Content, inv.Model)
 		if err != nil {
-			return nil, true, fmt.Errorf("/%s: %w", sk.Name, err)
+			return nil, fmt.Errorf("/%s: %w", sk.Name, err)
 		}
 		body = fmt.Sprintf("The /%s skill ran in a subagent. Its report:\n\n%s", sk.Name, report)
 	}
 	tags := fmt.Sprintf("<command-message>%s is running…</command-message>\n<command-name>/%s</command-name>\n<command-args>%s</command-args>", sk.Name, sk.Name, args)
-	return &slashCommand{content: []llm.Block{llm.Text(tags), llm.Text(body)}, inv: inv}, true, nil
+	return []llm.Block{llm.Text(tags), llm.Text(body)}, nil
 }
 
 // retainedSkills are the skill bodies put back after a compaction: the

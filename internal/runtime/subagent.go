@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/tackcode/tack/internal/engine"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/protocol"
 	"github.com/tackcode/tack/internal/tool"
@@ -121,7 +122,8 @@ func (sa *subagents) run(ctx context.Context, name string, def AgentDef, req too
 	}
 	defer t.close()
 	var toolUses int
-	res := t.engine.Run(ctx, []llm.Block{llm.Text(req.Prompt)}, func(m protocol.Message) {
+	// Its hooks' payloads carry the prompt id of the prompt it works for.
+	res := t.engine.RunPrompt(ctx, engine.Prompt{Content: []llm.Block{llm.Text(req.Prompt)}, PromptID: s.currentPromptID()}, func(m protocol.Message) {
 		switch m := m.(type) {
 		case *protocol.Result:
 			return // the parent gets the report and a task_notification instead

@@ -99,7 +99,7 @@ func (m *Model) runBuiltin(name, args string) tea.Cmd {
 	case "doctor":
 		return m.cmdDoctor()
 	case "exit", "quit":
-		m.quitting = true
+		m.leave()
 	}
 	return nil
 }

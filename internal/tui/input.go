@@ -46,7 +46,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	switch ks {
 	case "ctrl+d":
 		if m.input.Value() == "" {
-			m.quitting = true
+			m.leave()
 			return nil
 		}
 	case "shift+tab":
@@ -130,7 +130,7 @@ func (m *Model) setInput(s string) {
 // ctrlC clears the input or interrupts the run; twice in a row, it exits.
 func (m *Model) ctrlC() tea.Cmd {
 	if m.ctrlCArmed {
-		m.quitting = true
+		m.leave()
 		return nil
 	}
 	if m.dialog != nil {

@@ -134,9 +134,11 @@ type Model struct {
 
 	ctrlCArmed bool
 	quitting   bool
-	notice     string // a one-line hint in the status area
-	statusText string // the statusLine command's output
-	statusBusy bool
+	// leftAtPrompt: the user asked to leave (/exit, Ctrl-D, Ctrl-C twice).
+	leftAtPrompt bool
+	notice       string // a one-line hint in the status area
+	statusText   string // the statusLine command's output
+	statusBusy   bool
 
 	// printing: the scrollback is written in order, one print at a time.
 	outq       []string
@@ -395,6 +397,11 @@ func (m *Model) tick() tea.Cmd {
 }
 
 func (m *Model) busy() bool { return m.runs > 0 }
+
+// leave ends the program as the user asked at the prompt.
+func (m *Model) leave() {
+	m.quitting, m.leftAtPrompt = true, true
+}
 
 const ctrlCHint = "Press Ctrl-C again to exit"
 

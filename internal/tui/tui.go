@@ -44,7 +44,8 @@ type Engine interface {
 	UpdatePermissions(ups ...agent.PermissionUpdate) error
 	MCPLogin(ctx context.Context, name string) error
 	ContextUsage() agent.ContextUsage
-	Close() error
+	// CloseFor ends the session, telling its SessionEnd hooks why.
+	CloseFor(reason agent.EndReason) error
 }
 
 // StartFunc starts a session with the given options.
@@ -131,7 +132,10 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := h.startEngine(opts); err != nil {
 		return fmt.Errorf("start the session: %w", err)
 	}
-	defer h.close()
+	// The user leaving at the prompt (/exit, Ctrl-D, Ctrl-C twice) is
+	// the reason the session ends; the context ending is another.
+	end := agent.EndOther
+	defer func() { h.close(end) }()
 
 	sessions, err := agent.SessionsDir(opts)
 	if err != nil {
@@ -148,7 +152,10 @@ func Run(ctx context.Context, cfg Config) error {
 	})
 	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithFilter(sizeFilter())}, popts...)...)
 	h.setProgram(p)
-	_, err = p.Run()
+	final, err := p.Run()
+	if fm, ok := final.(*Model); ok && fm.leftAtPrompt {
+		end = agent.EndPromptInputExit
+	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		err = nil
 	}
@@ -231,9 +238,9 @@ func (h *host) engine() Engine {
 	return h.eng
 }
 
-func (h *host) close() {
+func (h *host) close(reason agent.EndReason) {
 	if e := h.engine(); e != nil {
-		_ = e.Close()
+		_ = e.CloseFor(reason)
 	}
 }
 
@@ -256,27 +263,32 @@ func (h *host) Notify(typ, title, message string) []string {
 func (h *host) MCPServers() []agent.MCPServerStatus { return h.engine().MCPServers() }
 
 // Clear ends the session and starts a new, empty one with the same options
-// (the mode and model in use carried over).
-func (h *host) Clear() error { return h.restart("", nil) }
+// (the mode and model in use carried over); the hooks see a conversation
+// cleared (SessionEnd and SessionStart, both "clear").
+func (h *host) Clear() error { return h.restart(agent.EndClear, agent.RestartClear, "", nil) }
 
-// Resume ends the session and resumes the one with this id or name.
-func (h *host) Resume(idOrName string) error { return h.restart(idOrName, nil) }
+// Resume ends the session and resumes the one with this id or name
+// (SessionEnd "resume", then SessionStart "resume").
+func (h *host) Resume(idOrName string) error { return h.restart(agent.EndResume, "", idOrName, nil) }
 
 // Reopen ends the session and resumes it at once with changed options (a
-// name, more directories). A session with nothing recorded yet starts anew
-// with them.
+// name, more directories, plugins read again). For the hooks nothing ends
+// or starts: the conversation goes on. A session with nothing recorded yet
+// starts anew with them, under the same id.
 func (h *host) Reopen(change func(*agent.Options)) error {
-	return h.restart(h.engine().Info().SessionID, change)
+	return h.restart(agent.EndReopen, agent.RestartReopen, h.engine().Info().SessionID, change)
 }
 
-// restart replaces the session: a new one (resume ""), or the saved one
-// resume names; change, when set, adjusts the options, and the working
-// directories it sets hold for later sessions too.
-func (h *host) restart(resume string, change func(*agent.Options)) error {
+// restart replaces the session, ending it for reason: by a new one (resume
+// ""), or the saved one resume names, started as how says; change, when
+// set, adjusts the options, and the working directories it sets hold for
+// later sessions too. The Setup hooks ran for the first session only.
+func (h *host) restart(reason agent.EndReason, how agent.Restart, resume string, change func(*agent.Options)) error {
 	old := h.engine()
 	info := old.Info()
 	opts := h.opts
 	opts.Continue, opts.Resume, opts.ForkSession, opts.ResumeSessionAt, opts.SessionID = false, resume, false, "", ""
+	opts.Setup, opts.Restart = "", how
 	opts.PermissionMode = info.PermissionMode
 	if resume == "" || change != nil {
 		opts.Model = info.Model
@@ -290,13 +302,19 @@ func (h *host) restart(resume string, change func(*agent.Options)) error {
 	h.mu.Lock()
 	h.gen++ // drop what the old session still says
 	h.mu.Unlock()
-	_ = old.Close()
+	_ = old.CloseFor(reason)
 	if err := h.startEngine(opts); err != nil {
 		if resume == "" {
 			return fmt.Errorf("start a new session: %w", err)
 		}
-		// Back to a new session rather than none.
+		// Back to a new session rather than none: the same one, when it
+		// had nothing recorded to resume.
 		opts.Resume = ""
+		if change != nil {
+			opts.SessionID = info.SessionID
+		} else {
+			opts.Restart = ""
+		}
 		if err2 := h.startEngine(opts); err2 != nil {
 			return fmt.Errorf("resume %s: %w (and a new session: %v)", resume, err, err2)
 		}
