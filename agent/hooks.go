@@ -227,9 +227,10 @@ type UserPromptExpansionHookInput struct {
 	// CommandName, without its slash, is what matchers test.
 	CommandName string `json:"command_name"`
 	CommandArgs string `json:"command_args"`
-	// CommandSource is where the command is defined, when known.
+	// CommandSource is where the command is defined (projectSettings,
+	// userSettings, policySettings, plugin, bundled, mcp), when known.
 	CommandSource string `json:"command_source,omitempty"`
-	// Prompt is the expansion the model will get.
+	// Prompt is the prompt as the user typed it, not its expansion.
 	Prompt string `json:"prompt"`
 }
 
@@ -618,8 +619,8 @@ type HookSpecificOutput struct {
 	// one; SessionTitle names the session.
 	InitialUserMessage string `json:"initialUserMessage,omitempty"`
 	SessionTitle       string `json:"sessionTitle,omitempty"`
-	// SuppressOriginalPrompt keeps the prompt itself from the model; only
-	// the hooks' context is sent.
+	// SuppressOriginalPrompt, with a block, leaves the original prompt out
+	// of the message telling the user it was blocked.
 	SuppressOriginalPrompt bool `json:"suppressOriginalPrompt,omitempty"`
 	// WatchPaths are files to watch from now on (HookFileChanged).
 	WatchPaths []string `json:"watchPaths,omitempty"`

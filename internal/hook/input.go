@@ -127,10 +127,12 @@ type UserPromptExpansionInput struct {
 	// "mcp__server__prompt").
 	CommandName string `json:"command_name"`
 	CommandArgs string `json:"command_args"`
-	// CommandSource is where the command is defined (project, user,
-	// plugin:NAME, …), when known.
+	// CommandSource is where the command is defined, in Claude Code's
+	// words (projectSettings, userSettings, policySettings, plugin,
+	// bundled, mcp), when known.
 	CommandSource string `json:"command_source,omitempty"`
-	// Prompt is the expansion: the text the model will get.
+	// Prompt is the prompt as the user typed it ("/deploy staging"), not
+	// its expansion: the hooks run before the command does.
 	Prompt string `json:"prompt"`
 }
 

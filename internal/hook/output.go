@@ -67,8 +67,8 @@ type SpecificOutput struct {
 	// without one; SessionTitle names the session.
 	InitialUserMessage string `json:"initialUserMessage,omitempty"`
 	SessionTitle       string `json:"sessionTitle,omitempty"`
-	// SuppressOriginalPrompt keeps the prompt itself out of the
-	// conversation, leaving only the hooks' context.
+	// SuppressOriginalPrompt, with a block, leaves the original prompt out
+	// of the message that tells the user the prompt was blocked.
 	SuppressOriginalPrompt bool `json:"suppressOriginalPrompt,omitempty"`
 
 	// WatchPaths are files the session should watch for FileChanged.

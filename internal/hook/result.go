@@ -243,9 +243,9 @@ type Outcome struct {
 	// SessionTitle (SessionStart, UserPromptSubmit) names the session;
 	// the first one given, in configuration order, applies.
 	SessionTitle string
-	// SuppressOriginalPrompt (UserPromptSubmit, UserPromptExpansion): the
-	// prompt itself is not sent to the model, only the hooks'
-	// AdditionalContext.
+	// SuppressOriginalPrompt (UserPromptSubmit, UserPromptExpansion): when
+	// the prompt is blocked, the message telling the user so leaves the
+	// original prompt out (as Claude Code's does).
 	SuppressOriginalPrompt bool
 
 	// AdditionalContext goes to the model with the event (hookSpecificOutput

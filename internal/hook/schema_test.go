@@ -77,7 +77,7 @@ func examples() []hook.Input {
 		hook.InstructionsLoadedInput{Base: base, FilePath: "/r/docs/style.md", MemoryType: "Project", LoadReason: "include", ParentFilePath: "/r/CLAUDE.md"},
 		hook.UserPromptSubmitInput{Base: base, Prompt: "and the docs", Source: "user", SessionTitle: "Fix the flaky test"},
 		hook.UserPromptExpansionInput{Base: base, ExpansionType: "slash_command", CommandName: "deploy", CommandArgs: "staging",
-			CommandSource: "project", Prompt: "Deploy to staging: run make deploy ENV=staging."},
+			CommandSource: "projectSettings", Prompt: "/deploy staging"},
 		hook.PreToolUseInput{Base: base, ToolName: "mcp__memory__create_entities", ToolInput: json.RawMessage(`{"entities":[]}`), ToolUseID: "toolu_7",
 			MCPServer: &hook.MCPServer{Name: "memory", Source: "project"}},
 		hook.PermissionDeniedInput{Base: base, ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"rm -rf build"}`), ToolUseID: "toolu_8",
