@@ -492,3 +492,26 @@ func TestUserPromptExpansionBlocks(t *testing.T) {
 		})
 	}
 }
+
+// TestUserPromptExpansionOfAnMCPPrompt: an MCP server's prompt typed as a
+// command fires UserPromptExpansion as an mcp_prompt.
+func TestUserPromptExpansionOfAnMCPPrompt(t *testing.T) {
+	cfg := mcpConfig(map[string]any{"everything": stdioEverything(t)})
+	e := newEnv(t, llmtest.Reply(llmtest.Text("ok")))
+	log := e.hookLogs(nil, hook.UserPromptExpansion)
+	if out, errOut := e.run("-p", "/mcp__everything__simple-prompt", "--mcp-config", cfg); e.status != 0 {
+		t.Fatalf("exit %d: %s %s", e.status, out, errOut)
+	}
+	got := hooktest.ReadLog(t, log)
+	if len(got) != 1 {
+		t.Fatalf("events %v", hooktest.Events(got))
+	}
+	p := got[0]
+	if p.String("expansion_type") != "mcp_prompt" || p.String("command_name") != "mcp__everything__simple-prompt" ||
+		p.String("command_args") != "" || p.String("command_source") != "mcp" || p.String("prompt") != "/mcp__everything__simple-prompt" {
+		t.Errorf("UserPromptExpansion %s", p.Raw)
+	}
+	if !strings.Contains(e.srv.Requests()[0].LastUserText(), "This is a simple prompt without arguments.") {
+		t.Errorf("the prompt was not expanded: %q", e.srv.Requests()[0].LastUserText())
+	}
+}
