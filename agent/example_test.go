@@ -180,3 +180,48 @@ func ExampleCheckWorkspace() {
 	// trusted: false
 	// brings: hooks (.claude/settings.json)
 }
+
+// A host that lets its user clear the conversation ends the session for
+// that reason and starts the next one as its replacement: the hooks see a
+// conversation cleared, not one that ended for good and a new one.
+func ExampleClient_CloseFor() {
+	api, err := llmtest.NewServer(llmtest.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer api.Close()
+
+	say := func(_ context.Context, in agent.HookInput, _ json.RawMessage) (*agent.HookOutput, error) {
+		switch in := in.(type) {
+		case *agent.SessionStartHookInput:
+			fmt.Println("SessionStart", in.Source)
+		case *agent.SessionEndHookInput:
+			fmt.Println("SessionEnd", in.Reason)
+		}
+		return nil, nil
+	}
+	opts := agent.Options{
+		NoSessionPersistence: true,
+		Env:                  map[string]string{"ANTHROPIC_API_KEY": "example", "ANTHROPIC_BASE_URL": api.URL()},
+		Hooks: map[agent.HookEvent][]agent.HookMatcher{
+			agent.HookSessionStart: {{Hooks: []agent.HookCallback{say}}},
+			agent.HookSessionEnd:   {{Hooks: []agent.HookCallback{say}}},
+		},
+	}
+	c, err := agent.NewClient(context.Background(), opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The user types /clear.
+	c.CloseFor(agent.EndClear)
+	opts.Restart = agent.RestartClear
+	if c, err = agent.NewClient(context.Background(), opts); err != nil {
+		log.Fatal(err)
+	}
+	c.Close()
+	// Output:
+	// SessionStart startup
+	// SessionEnd clear
+	// SessionStart clear
+	// SessionEnd other
+}
