@@ -170,6 +170,10 @@ func (t *thread) startEngine(context.Context) error {
 	}
 	if t.parent == nil && s.resumed != nil {
 		eng.Restore(s.resumed.transcript.Messages)
+		// A call a hook deferred is decided now, before the next prompt.
+		if w := s.resumed.workflow; w != nil && w.DeferredToolUse != nil && !eng.ResumeDeferred(w.DeferredToolUse.ID) {
+			s.notify("the deferred " + w.DeferredToolUse.Name + " call " + w.DeferredToolUse.ID + " is not among the last calls of the resumed conversation: it stays unanswered")
+		}
 	}
 	t.engine = eng
 	return nil

@@ -109,7 +109,9 @@ func (s *Session) run(ctx context.Context, id string, content []llm.Block, emit 
 			held.StructuredOutput = v
 			break
 		}
-		if held.IsError || ctx.Err() != nil {
+		// A deferred call waits for the host: reminding the model would
+		// decide it now.
+		if held.IsError || held.DeferredToolUse != nil || ctx.Err() != nil {
 			break
 		}
 		if retry == MaxStructuredRetries {
