@@ -227,14 +227,13 @@ func (r *run) postToolBatch(calls []*call) *protocol.Result {
 		}
 	}
 	out := r.fireHook(&hook.PostToolBatchInput{Base: r.hookBase(), ToolCalls: batch})
-	var add []llm.Block
+	// The last message holds the batch's results.
 	if out.Block {
-		add = append(add, llm.Text(out.HookName+" hook feedback: "+out.Reason))
+		r.addToLastUser(llm.Text(out.HookName + " hook feedback: " + out.Reason))
 	}
 	if len(out.AdditionalContext) > 0 {
-		add = append(add, hook.ContextBlock(string(hook.PostToolBatch), out.AdditionalContext))
+		r.addToLastUser(hook.ContextBlock(string(hook.PostToolBatch), out.AdditionalContext))
 	}
-	r.addToLastUser(add)
 	if out.Stop {
 		return r.errorResult(protocol.ResultDuringExecution, "hook_stopped", stopText(out.StopReason))
 	}

@@ -64,6 +64,9 @@ type Workflow struct {
 	// session stopped: resuming it decides the call (the transcript keeps
 	// its tool_use without a result).
 	DeferredToolUse *protocol.DeferredToolUse `json:"deferred_tool_use,omitempty"`
+	// HooksOnce names the once-only hooks that have run in the session
+	// (hook.OnceLog keys), so that a resume does not run them again.
+	HooksOnce []string `json:"hooks_once,omitempty"`
 	// Resume is the arguments that resume the session; SaveWorkflow fills
 	// it with ["--resume", name or id] when empty.
 	Resume []string `json:"resume"`
