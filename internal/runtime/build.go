@@ -63,6 +63,9 @@ type spec struct {
 	worktree bool
 	// toolUseID is the Agent call that started the subagent.
 	toolUseID string
+	// hookAgent makes the subagent of an agent hook (hookagent.go): it
+	// runs no hooks and brings no nested memory into the session.
+	hookAgent bool
 }
 
 // thread is one conversation of a session: the main one, or a subagent's.

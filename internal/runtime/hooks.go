@@ -9,12 +9,15 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/google/uuid"
+
 	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/engine"
 	"github.com/tackcode/tack/internal/extension"
 	"github.com/tackcode/tack/internal/hook"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/permission"
+	"github.com/tackcode/tack/internal/protocol"
 	"github.com/tackcode/tack/internal/tool"
 )
 
@@ -24,10 +27,20 @@ import (
 // beside the session's, in a runner of its own, and shares the main
 // thread's otherwise. Every runner is built from the session's hook
 // options, so the settings' hook guards (hookGuard) hold for every hook
-// whatever brought it.
+// whatever brought it. The subagent of an agent hook runs none (see
+// hookagent.go).
 func (t *thread) configureHooks(context.Context) error {
 	s := t.s
+	if t.spec.hookAgent {
+		r, err := hook.New(hook.Options{})
+		if err != nil {
+			return err
+		}
+		t.hooks, t.ownHooks = r, true
+		return nil
+	}
 	if t.parent == nil {
+		s.noticeUnfiredHooks()
 		s.hookLog = &engine.HookLog{}
 		s.hookOpts = s.hookOptions(t.env)
 		r, err := hook.New(s.hookOpts)
@@ -55,13 +68,12 @@ func (t *thread) configureHooks(context.Context) error {
 // hookOptions are what every hook runner of the session is built from; env
 // is the main thread's.
 func (s *Session) hookOptions(env *tool.Env) hook.Options {
-	cfg := settingsHooks(s.settings)
-	for _, more := range []hook.Config{s.cfg.Hooks, s.ext.Hooks()} {
-		for ev, ms := range more {
-			cfg[ev] = append(cfg[ev], ms...)
-		}
-	}
+	cfg := s.fileHooks()
 	guard := newHookGuard(s.settings, s.ext, s.agents)
+	var ran []string
+	if r := s.resumed; r != nil && r.workflow != nil {
+		ran = r.workflow.HooksOnce
+	}
 	return hook.Options{
 		Hooks: cfg,
 		Settings: hook.Settings{Env: s.settings.Env, AllowedHTTPHookURLs: optionalTexts(s.settings.AllowedHTTPHookURLs),
@@ -75,16 +87,49 @@ func (s *Session) hookOptions(env *tool.Env) hook.Options {
 		// spend is counted with the rest.
 		Provider:   envProvider{env},
 		SmallModel: s.small,
-		Observer:   s.hookLog.Observe,
+		Agent:      hookAgents{s},
+		MCP:        hookTools{s},
+		Once:       hook.NewOnceLog(ran...),
+		Observer:   s.observeHook,
 		Admit:      guard.admit,
 		Skipped:    guard.skipped(s.notify),
 	}
 }
 
+// observeHook is told when each handler starts and ends (hook.Observer):
+// the records go to the engine's hook log, and a handler's statusMessage
+// to whoever asked for it (Config.HookStatus) while the handler runs.
+func (s *Session) observeHook(rec hook.Record) {
+	s.hookLog.Observe(rec)
+	if !s.cfg.HookStatus || rec.StatusMessage == "" {
+		return
+	}
+	s.emitter()(&protocol.System{Subtype: protocol.SubtypeHookStatus, SessionID: s.sessionID, UUID: uuid.NewString(), Fields: map[string]any{
+		"hook_id": rec.HookID, "hook_name": rec.HookName, "hook_event": string(rec.HookEvent),
+		"status_message": rec.StatusMessage, "running": rec.Phase == hook.PhaseStarted}})
+}
+
+// fileHooks are the hooks every thread of the session starts with: the
+// settings', the caller's callbacks and the plugins'.
+func (s *Session) fileHooks() hook.Config {
+	cfg := settingsHooks(s.settings)
+	for _, more := range []hook.Config{s.cfg.Hooks, s.ext.Hooks()} {
+		for ev, ms := range more {
+			cfg[ev] = append(cfg[ev], ms...)
+		}
+	}
+	return cfg
+}
+
 // settingsHooks turns the settings' hooks into the runner's configuration.
 func settingsHooks(m *config.Merged) hook.Config {
+	return hookConfig(m.Hooks)
+}
+
+// hookConfig turns hooks of the settings into a runner's configuration.
+func hookConfig(hooks map[string][]config.HookMatcher) hook.Config {
 	cfg := hook.Config{}
-	for event, matchers := range m.Hooks {
+	for event, matchers := range hooks {
 		for _, hm := range matchers {
 			out := hook.Matcher{Matcher: hm.Matcher}
 			for _, h := range hm.Hooks {
@@ -94,7 +139,7 @@ func settingsHooks(m *config.Merged) hook.Config {
 					Prompt: h.Prompt, Model: h.Model, Server: h.Server, Tool: h.Tool, Input: h.Input,
 					// Identical hooks of one scope run once; the scope, not
 					// the file position, keys that.
-					Source: string(hm.Source.Scope),
+					Source: string(hm.Source.Scope), Origin: origin(h.Source),
 				})
 			}
 			cfg[hook.Event(event)] = append(cfg[hook.Event(event)], out)

@@ -57,7 +57,7 @@ func (sa *subagents) Run(ctx context.Context, req tool.SubagentRequest) (tool.Su
 		}
 		return tool.SubagentResult{}, tool.BadInput(agenttool.Name, "no agent %q (available: %s)", req.Type, strings.Join(names, ", "))
 	}
-	id := "agent_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:16]
+	id := newAgentID()
 	if !req.Background {
 		return sa.run(ctx, req.Type, def, req, id)
 	}
@@ -71,6 +71,11 @@ func (sa *subagents) Run(ctx context.Context, req tool.SubagentRequest) (tool.Su
 		bg.result, bg.err = sa.run(sa.s.ctx, req.Type, def, req, id)
 	}()
 	return tool.SubagentResult{AgentID: id, AgentType: req.Type, Status: "running", Background: true}, nil
+}
+
+// newAgentID names a subagent: "agent_" and 16 hex digits.
+func newAgentID() string {
+	return "agent_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:16]
 }
 
 // Output returns a background subagent's report once it is done.
