@@ -6,8 +6,10 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -138,5 +140,180 @@ func TestTaskHooksGuardTheTaskList(t *testing.T) {
 	if !slices.Equal(seen, want) {
 		t.Errorf("hooks fired\n got %v\nwant %v", seen, want)
 	}
-	_ = strings.Contains
+}
+
+// when is a turn for the conversation whose first prompt holds first (the
+// main thread's, or a subagent's).
+func when(first string, blocks ...llm.Block) llmtest.Turn {
+	return llmtest.Turn{Content: blocks, When: llmtest.FirstUserContains(first)}
+}
+
+// isolatedAgent scripts a main thread that runs one subagent with isolation
+// "worktree", which does job (nil: nothing) and reports.
+func isolatedAgent(job ...llm.Block) []llmtest.Turn {
+	turns := []llmtest.Turn{when("isolate", llmtest.ToolUse("Agent", map[string]any{
+		"description": "isolated job", "prompt": "WT-JOB", "isolation": "worktree"}))}
+	if len(job) > 0 {
+		turns = append(turns, when("WT-JOB", job...))
+	}
+	return append(turns, when("WT-JOB", llmtest.Text("job done")), when("isolate", llmtest.Text("ok")))
+}
+
+// agentReport is the Agent call's tool result: the request of the main
+// thread after it.
+func agentReport(t *testing.T, srv *llmtest.Server) llm.Block {
+	t.Helper()
+	var main []llmtest.Request
+	for _, r := range srv.Requests() {
+		if llmtest.FirstUserContains("isolate")(&r) {
+			main = append(main, r)
+		}
+	}
+	if len(main) < 2 {
+		t.Fatalf("the main thread made %d requests", len(main))
+	}
+	return toolResult(t, main[1])
+}
+
+// gitRepo makes dir a git repository with one commit.
+func gitRepo(t *testing.T, dir string) {
+	t.Helper()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."},
+		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "init"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// TestWorktreeHooksReplaceGit: with a WorktreeCreate hook, an isolated
+// subagent works in the directory the hook made and printed, in a project
+// that need not be a git repository; WorktreeRemove fires with that path
+// when the agent ends, and tack removes nothing of it. Without one, git
+// makes the worktree and WorktreeRemove fires before tack removes it. A
+// hook that fails or gives no usable path fails the Agent call, naming the
+// hook.
+func TestWorktreeHooksReplaceGit(t *testing.T) {
+	needJQ(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	makeDir := func(root string) map[string]any {
+		return map[string]any{"type": "command", "command": `d='` + root + `'/"$(jq -r .name)" && mkdir -p "$d" && echo "$d"`}
+	}
+
+	t.Run("the hook's directory", func(t *testing.T) {
+		e := newEnv(t, isolatedAgent(llmtest.ToolUse("Write", map[string]any{"file_path": "made.txt", "content": "in the hook's worktree\n"}))...)
+		root := t.TempDir()
+		log := filepath.Join(t.TempDir(), "hooks.jsonl")
+		e.writeSettings(hooksWith(log, map[hook.Event][]map[string]any{hook.WorktreeCreate: {makeDir(root)}},
+			hook.WorktreeCreate, hook.WorktreeRemove, hook.SubagentStart, hook.SubagentStop))
+		out, errOut := e.run("-p", "isolate a job", "--output-format", "json", "--permission-mode", "acceptEdits")
+		if e.status != 0 {
+			t.Fatalf("exit %d: %s\n%s", e.status, out, errOut)
+		}
+		got := hooktest.ReadLog(t, log)
+		if evs := hooktest.Events(got); !slices.Equal(evs, []hook.Event{hook.WorktreeCreate, hook.SubagentStart, hook.SubagentStop, hook.WorktreeRemove}) {
+			t.Fatalf("events %v", evs)
+		}
+		create, remove := got[0], got[3]
+		name := create.String("name")
+		if !regexp.MustCompile(`^agent-[0-9a-f]{8}$`).MatchString(name) || create.String("cwd") == "" ||
+			create.String("session_id") != resultOf(t, out)["session_id"] {
+			t.Errorf("WorktreeCreate payload %s", create.Raw)
+		}
+		dir := filepath.Join(root, name)
+		if p := remove.String("worktree_path"); p != dir {
+			t.Errorf("WorktreeRemove worktree_path %q, want %q", p, dir)
+		}
+		if data, err := os.ReadFile(filepath.Join(dir, "made.txt")); err != nil || string(data) != "in the hook's worktree\n" {
+			t.Errorf("the agent's file in the hook's worktree: %q %v", data, err)
+		}
+		if _, err := os.Stat(filepath.Join(e.dir, "made.txt")); err == nil {
+			t.Error("the agent's file is in the project")
+		}
+		if r := agentReport(t, e.srv); r.IsError || strings.Contains(llm.TextOf(r.Content), "still there") {
+			t.Errorf("Agent result (error %v): %s", r.IsError, llm.TextOf(r.Content))
+		}
+	})
+
+	t.Run("a hook's git worktree is not git's to remove", func(t *testing.T) {
+		e := newEnv(t, isolatedAgent()...)
+		gitRepo(t, e.dir)
+		root := t.TempDir()
+		e.writeSettings(map[string]any{"WorktreeCreate": []any{map[string]any{"hooks": []any{map[string]any{"type": "command",
+			"command": `d='` + root + `'/"$(jq -r .name)" && git worktree add -q --detach "$d" >&2 && echo "$d"`}}}}})
+		out, errOut := e.run("-p", "isolate a job", "--output-format", "json")
+		if e.status != 0 {
+			t.Fatalf("exit %d: %s\n%s", e.status, out, errOut)
+		}
+		report := llm.TextOf(agentReport(t, e.srv).Content)
+		_, rest, ok := strings.Cut(report, "It worked in ")
+		dir, _, _ := strings.Cut(rest, ",")
+		if !ok || filepath.Dir(dir) != root {
+			t.Fatalf("the report does not say where the agent worked: %q", report)
+		}
+		// Unchanged, but made by the hook: still there, still a worktree.
+		list, err := exec.Command("git", "-C", e.dir, "worktree", "list", "--porcelain").Output()
+		if err != nil || !strings.Contains(string(list), "worktree "+dir+"\n") {
+			t.Errorf("git worktree list (%v):\n%s", err, list)
+		}
+	})
+
+	t.Run("git's worktree", func(t *testing.T) {
+		e := newEnv(t, isolatedAgent()...)
+		e.extra = append(e.extra, "XDG_CACHE_HOME="+t.TempDir())
+		gitRepo(t, e.dir)
+		log := filepath.Join(t.TempDir(), "hooks.jsonl")
+		seen := filepath.Join(t.TempDir(), "seen")
+		e.writeSettings(hooksWith(log, map[hook.Event][]map[string]any{hook.WorktreeRemove: {{"type": "command",
+			"command": `test -e "$(jq -r .worktree_path)/.git" && echo there > '` + seen + `'`}}}, hook.WorktreeRemove))
+		out, errOut := e.run("-p", "isolate a job", "--output-format", "json")
+		if e.status != 0 {
+			t.Fatalf("exit %d: %s\n%s", e.status, out, errOut)
+		}
+		got := hooktest.Only(hooktest.ReadLog(t, log), hook.WorktreeRemove)
+		if len(got) != 1 {
+			t.Fatalf("%d WorktreeRemove payloads", len(got))
+		}
+		path := got[0].String("worktree_path")
+		if !strings.Contains(filepath.Base(path), "-general-purpose-") {
+			t.Errorf("worktree_path %q is not git's worktree of the agent", path)
+		}
+		if data, _ := os.ReadFile(seen); string(data) != "there\n" {
+			t.Error("the worktree was gone when WorktreeRemove ran")
+		}
+		if _, err := os.Stat(path); err == nil {
+			t.Errorf("git's unchanged worktree %s was not removed", path)
+		}
+	})
+
+	t.Run("failures", func(t *testing.T) {
+		for _, c := range []struct{ name, command, want string }{
+			{"exit 1", `echo "no space left" >&2; exit 1`, `command "echo \"no space left\" >&2; exit 1" (SETTINGS:1) exited with status 1: no space left`},
+			{"exit 2", `echo refused >&2; exit 2`, `exited with status 2: refused`},
+			{"no path", `true`, `gave no worktree path`},
+			{"relative path", `echo some/dir`, `gave the worktree path "some/dir", which is not absolute`},
+			{"missing path", `echo /nonexistent/worktree`, `gave the worktree path /nonexistent/worktree: stat /nonexistent/worktree: no such file or directory`},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				e := newEnv(t, isolatedAgent()...)
+				log := filepath.Join(t.TempDir(), "hooks.jsonl")
+				e.writeSettings(hooksWith(log, map[hook.Event][]map[string]any{hook.WorktreeCreate: {{"type": "command", "command": c.command}}},
+					hook.WorktreeCreate, hook.SubagentStart))
+				out, errOut := e.run("-p", "isolate a job", "--output-format", "json")
+				if e.status != 0 {
+					t.Fatalf("exit %d: %s\n%s", e.status, out, errOut)
+				}
+				r := agentReport(t, e.srv)
+				want := strings.ReplaceAll(c.want, "SETTINGS", filepath.Join(e.dir, ".claude", "settings.json"))
+				if text := llm.TextOf(r.Content); !r.IsError || !strings.Contains(text, "WorktreeCreate hook") || !strings.Contains(text, want) {
+					t.Errorf("Agent result (error %v) %q, want an error with %q", r.IsError, text, want)
+				}
+				if evs := hooktest.Events(hooktest.ReadLog(t, log)); !slices.Equal(evs, []hook.Event{hook.WorktreeCreate}) {
+					t.Errorf("events %v: the agent must not start", evs)
+				}
+			})
+		}
+	})
 }
