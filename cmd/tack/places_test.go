@@ -317,3 +317,86 @@ func TestWorktreeHooksReplaceGit(t *testing.T) {
 		}
 	})
 }
+
+// TestElicitationHooks runs server-everything's trigger-elicitation-request,
+// which asks the user to fill in a form: an Elicitation hook of the server
+// (matched by its name) answers in the user's place and the tool's result
+// shows its content reached the server; without one, print mode declines
+// (no one to ask) and an ElicitationResult hook, which sees every answer,
+// may replace it; a blocking Elicitation hook declines.
+func TestElicitationHooks(t *testing.T) {
+	needJQ(t)
+	answer := func(event, action, name string) map[string]any {
+		out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "action": action,
+			"content": map[string]any{"name": name, "check": true}}})
+		return map[string]any{"type": "command", "command": "echo '" + string(out) + "'"}
+	}
+	for _, c := range []struct {
+		name  string
+		hooks map[hook.Event][]map[string]any
+		// want is in the tool's result; action is what ElicitationResult
+		// was told; stderr is shown to the user.
+		want, action, stderr string
+	}{
+		{name: "a hook answers",
+			hooks: map[hook.Event][]map[string]any{hook.Elicitation: {
+				func() map[string]any { h := answer("Elicitation", "decline", "nobody"); h["matcher"] = "other"; return h }(),
+				func() map[string]any { h := answer("Elicitation", "accept", "Ada Lovelace"); h["matcher"] = "everything"; return h }(),
+			}},
+			want: "- Name: Ada Lovelace\n- Agreed to terms: true", action: "accept"},
+		{name: "declined with no one to ask, then accepted by ElicitationResult",
+			hooks: map[hook.Event][]map[string]any{hook.ElicitationResult: {answer("ElicitationResult", "accept", "Grace Hopper")}},
+			want:  "- Name: Grace Hopper", action: "decline"},
+		{name: "declined by default",
+			want: "User declined", action: "decline", stderr: "declined: there is no user to ask in this mode"},
+		{name: "a block declines",
+			hooks: map[hook.Event][]map[string]any{hook.Elicitation: {{"type": "command", "command": "echo 'not from this server' >&2; exit 2"}}},
+			want:  "User declined", action: "decline",
+			stderr: `Elicitation hook declined the request of MCP server "everything": not from this server`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t,
+				llmtest.Reply(llmtest.ToolUse("mcp__everything__trigger-elicitation-request", map[string]any{})),
+				llmtest.Reply(llmtest.Text("done")))
+			log := filepath.Join(t.TempDir(), "hooks.jsonl")
+			e.writeSettings(hooksWith(log, c.hooks, hook.Elicitation, hook.ElicitationResult))
+			out, errOut := e.run("-p", "ask me", "--mcp-config", mcpConfig(map[string]any{"everything": stdioEverything(t)}),
+				"--allowedTools", "mcp__everything", "--output-format", "json")
+			if e.status != 0 {
+				t.Fatalf("exit %d: %s\n%s", e.status, out, errOut)
+			}
+			if got := resultText(e.srv.Requests()[1], 0); !strings.Contains(got, c.want) {
+				t.Errorf("tool result lacks %q:\n%s", c.want, got)
+			}
+			if !strings.Contains(errOut, c.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", c.stderr, errOut)
+			}
+			got := hooktest.ReadLog(t, log)
+			if evs := hooktest.Events(got); !slices.Equal(evs, []hook.Event{hook.Elicitation, hook.ElicitationResult}) {
+				t.Fatalf("events %v", evs)
+			}
+			asked, answered := got[0], got[1]
+			schema, _ := asked.Fields["requested_schema"].(map[string]any)
+			if asked.String("mcp_server_name") != "everything" || asked.String("message") != "Please provide inputs for the following fields:" ||
+				asked.String("mode") != "form" || schema["type"] != "object" || !slices.Equal(anyStrings(schema["required"]), []string{"name"}) {
+				t.Errorf("Elicitation payload %s", asked.Raw)
+			}
+			if answered.String("mcp_server_name") != "everything" || answered.String("mode") != "form" || answered.String("action") != c.action {
+				t.Errorf("ElicitationResult payload %s, want action %s", answered.Raw, c.action)
+			}
+			if content, _ := answered.Fields["content"].(map[string]any); c.action == "accept" && content["name"] != "Ada Lovelace" {
+				t.Errorf("ElicitationResult content %v", answered.Fields["content"])
+			}
+		})
+	}
+}
+
+func anyStrings(v any) []string {
+	var out []string
+	list, _ := v.([]any)
+	for _, x := range list {
+		s, _ := x.(string)
+		out = append(out, s)
+	}
+	return out
+}
