@@ -340,8 +340,16 @@ func TestElicitationHooks(t *testing.T) {
 	}{
 		{name: "a hook answers",
 			hooks: map[hook.Event][]map[string]any{hook.Elicitation: {
-				func() map[string]any { h := answer("Elicitation", "decline", "nobody"); h["matcher"] = "other"; return h }(),
-				func() map[string]any { h := answer("Elicitation", "accept", "Ada Lovelace"); h["matcher"] = "everything"; return h }(),
+				func() map[string]any {
+					h := answer("Elicitation", "decline", "nobody")
+					h["matcher"] = "other"
+					return h
+				}(),
+				func() map[string]any {
+					h := answer("Elicitation", "accept", "Ada Lovelace")
+					h["matcher"] = "everything"
+					return h
+				}(),
 			}},
 			want: "- Name: Ada Lovelace\n- Agreed to terms: true", action: "accept"},
 		{name: "declined with no one to ask, then accepted by ElicitationResult",
