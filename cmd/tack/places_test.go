@@ -326,10 +326,12 @@ func TestWorktreeHooksReplaceGit(t *testing.T) {
 // may replace it; a blocking Elicitation hook declines.
 func TestElicitationHooks(t *testing.T) {
 	needJQ(t)
-	answer := func(event, action, name string) map[string]any {
+	// answer is a command hook of the servers matcher matches that
+	// answers action, with a form naming name.
+	answer := func(event hook.Event, matcher, action, name string) map[string]any {
 		out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "action": action,
 			"content": map[string]any{"name": name, "check": true}}})
-		return map[string]any{"type": "command", "command": "echo '" + string(out) + "'"}
+		return map[string]any{"matcher": matcher, "type": "command", "command": "echo '" + string(out) + "'"}
 	}
 	for _, c := range []struct {
 		name  string
@@ -340,20 +342,12 @@ func TestElicitationHooks(t *testing.T) {
 	}{
 		{name: "a hook answers",
 			hooks: map[hook.Event][]map[string]any{hook.Elicitation: {
-				func() map[string]any {
-					h := answer("Elicitation", "decline", "nobody")
-					h["matcher"] = "other"
-					return h
-				}(),
-				func() map[string]any {
-					h := answer("Elicitation", "accept", "Ada Lovelace")
-					h["matcher"] = "everything"
-					return h
-				}(),
+				answer(hook.Elicitation, "other", "decline", "nobody"),
+				answer(hook.Elicitation, "everything", "accept", "Ada Lovelace"),
 			}},
 			want: "- Name: Ada Lovelace\n- Agreed to terms: true", action: "accept"},
 		{name: "declined with no one to ask, then accepted by ElicitationResult",
-			hooks: map[hook.Event][]map[string]any{hook.ElicitationResult: {answer("ElicitationResult", "accept", "Grace Hopper")}},
+			hooks: map[hook.Event][]map[string]any{hook.ElicitationResult: {answer(hook.ElicitationResult, "", "accept", "Grace Hopper")}},
 			want:  "- Name: Grace Hopper", action: "decline"},
 		{name: "declined by default",
 			want: "User declined", action: "decline", stderr: "declined: there is no user to ask in this mode"},
@@ -407,4 +401,36 @@ func anyStrings(v any) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// TestTeammateIdleNeverFires: settings written for Claude Code's agent
+// teams may configure TeammateIdle. The file loads and its other hooks
+// run; tack has no agent teams, so the hook never fires, and the session
+// says so, naming where it is configured, as `tack hooks` does.
+func TestTeammateIdleNeverFires(t *testing.T) {
+	e := newEnv(t, llmtest.Reply(llmtest.Text("done")))
+	log := filepath.Join(t.TempDir(), "hooks.jsonl")
+	settings, _ := json.MarshalIndent(map[string]any{"hooks": hooktest.LoggingHooks(log, hook.TeammateIdle, hook.Stop)}, "", "  ")
+	e.settings("settings.json", string(settings))
+	_, errOut := e.run("-p", "hi")
+	if e.status != 0 {
+		t.Fatalf("exit %d: %s", e.status, errOut)
+	}
+	if evs := hooktest.Events(hooktest.ReadLog(t, log)); !slices.Equal(evs, []hook.Event{hook.Stop}) {
+		t.Errorf("events %v, want the Stop hook's only", evs)
+	}
+	// The origin is the handler's line in the file.
+	file := filepath.Join(e.dir, ".claude", "settings.json")
+	notice := regexp.MustCompile(`hooks: tack has no agent teams and never fires TeammateIdle, so the hooks configured for it never run \(` +
+		regexp.QuoteMeta(file) + `:\d+\)`)
+	if !notice.MatchString(errOut) {
+		t.Errorf("stderr lacks %q:\n%s", notice, errOut)
+	}
+	out, errOut := e.run("hooks")
+	if e.status != 0 {
+		t.Fatalf("tack hooks: exit %d: %s", e.status, errOut)
+	}
+	if want := "(never run: tack has no agent teams and never fires TeammateIdle)"; !strings.Contains(out, want) {
+		t.Errorf("tack hooks lacks %q:\n%s", want, out)
+	}
 }
