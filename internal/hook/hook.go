@@ -30,18 +30,16 @@ type Event string
 // models mid-session, which tack's /model does not price yet), DirectoryAdded
 // (tack has no /add-dir registry of extra roots to report) and MessageDisplay
 // (streams every displayed text delta through hooks, a UI hook tack's
-// surfaces do not offer). The Runner does not take them; settings may name
-// them, so that a file written for Claude Code loads, and the session says
-// that those hooks never run.
+// surfaces do not offer). Settings may name them, so that a file written
+// for Claude Code loads, and the session says that those hooks never run.
 //
 // TeammateIdle is one of the 29 and never fires either: it is sent when a
 // teammate of an agent team (Claude Code's agents that share a task list
 // and message each other) is about to go idle, and tack has no agent teams.
-// A Runner takes its hooks, and its payload type is here, so that settings
-// and SDK callbacks written for Claude Code are read unchanged; the session
-// tells the user, naming where they are configured, that they never run,
-// as for the four events above: a policy that cannot hold is not left to
-// look as if it held.
+// Its payload type is here so that settings and SDK callbacks written for
+// Claude Code read unchanged; the session tells the user, naming where they
+// are configured, that its hooks never run, as for the four events above:
+// a policy that cannot hold is not left looking as if it held.
 const (
 	Setup               Event = "Setup"
 	SessionStart        Event = "SessionStart"
