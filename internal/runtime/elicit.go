@@ -21,9 +21,9 @@ import (
 // replace it (a block declines) before it goes to the server.
 type elicitHooks struct{ t *thread }
 
-// mcpOptions sets o's elicitation callbacks: the user's, and the thread's
+// install sets o's elicitation callbacks: the user's, and the thread's
 // hooks around it.
-func (h elicitHooks) mcpOptions(o *mcp.Options) {
+func (h elicitHooks) install(o *mcp.Options) {
 	o.Elicit = h.t.s.cfg.OnElicitation
 	o.BeforeElicit = h.before
 	o.AfterElicit = h.after

@@ -162,7 +162,7 @@ func (s *Session) mcpOptions(t *thread, st *mcpState) mcp.Options {
 		Env: s.procEnv, Dir: s.cwd, Roots: t.checker.Dirs(), Limits: mcp.LimitsFromEnv(s.getenv),
 		ClientName: "tack",
 	}
-	elicitHooks{t}.mcpOptions(&mopts)
+	elicitHooks{t}.install(&mopts)
 	if st.flow != nil {
 		mopts.HTTPTransport = func(name string) http.RoundTripper {
 			srv := st.remote[name]
@@ -443,7 +443,7 @@ func (t *thread) startAgentMCP(ctx context.Context, servers []*mcpconfig.Server)
 		Env:      s.procEnv, Dir: t.cwd, Roots: s.main.checker.Dirs(), Limits: mcp.LimitsFromEnv(s.getenv),
 		ClientName: "tack",
 	}
-	elicitHooks{t}.mcpOptions(&opts)
+	elicitHooks{t}.install(&opts)
 	m := mcp.New(opts)
 	configs := make([]mcp.ServerConfig, 0, len(servers))
 	for _, srv := range servers {
