@@ -12,7 +12,6 @@ import (
 	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/shell"
 	"github.com/tackcode/tack/internal/tool"
-	"github.com/tackcode/tack/internal/worktree"
 )
 
 // A session is built in two sequences of named steps. The session steps
@@ -76,7 +75,7 @@ type thread struct {
 	parent *thread
 
 	cwd      string
-	worktree *worktree.Worktree
+	worktree *isolation
 	model    llm.Model
 	// fallback, thinking and betas come from the options on the main thread
 	// and from the parent in a subagent.
@@ -127,7 +126,7 @@ func (s *Session) buildThread(ctx context.Context, sp spec) (*thread, error) {
 		if err := step(t, ctx); err != nil {
 			t.close()
 			if t.worktree != nil {
-				_, _ = t.worktree.Close(context.WithoutCancel(ctx))
+				_, _ = t.releaseWorktree(ctx)
 			}
 			return nil, err
 		}
