@@ -86,11 +86,6 @@ func TestPostToolBatchAfterTwoParallelReads(t *testing.T) {
 	if want := []hook.Event{hook.PostToolUse, hook.PostToolUse, hook.PostToolBatch, hook.Stop}; !slices.Equal(order, want) {
 		t.Fatalf("events %v, want %v", order, want)
 	}
-	post := hooktest.Only(got, hook.PostToolUse)
-	responses := map[string]string{}
-	for _, p := range post {
-		responses[p.String("tool_use_id")] = jsonOf(p.Fields["tool_response"])
-	}
 	batch := hooktest.Only(got, hook.PostToolBatch)[0]
 	calls, _ := batch.Fields["tool_calls"].([]any)
 	ids := e.srv.Requests()[0].ToolUseIDs()
@@ -103,8 +98,10 @@ func TestPostToolBatchAfterTwoParallelReads(t *testing.T) {
 		if c["tool_name"] != "Read" || c["tool_use_id"] != ids[i] || jsonOf(c["tool_input"]) != jsonOf(input) {
 			t.Errorf("call %d: %v, want Read %s %v", i, c, ids[i], input)
 		}
-		if resp := jsonOf(c["tool_response"]); resp != responses[ids[i]] || !strings.Contains(resp, []string{"alpha", "beta"}[i]) {
-			t.Errorf("call %d tool_response %s, PostToolUse got %s", i, resp, responses[ids[i]])
+		// The result as the model read it, as Claude Code sends it.
+		res, _ := e.srv.Requests()[1].ToolResult(ids[i])
+		if resp, _ := c["tool_response"].(string); resp != llm.TextOf(res.Content) || !strings.Contains(resp, []string{"alpha", "beta"}[i]) {
+			t.Errorf("call %d tool_response %q, the model read %q", i, c["tool_response"], llm.TextOf(res.Content))
 		}
 	}
 	next := e.srv.Requests()[1]

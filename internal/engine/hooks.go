@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tackcode/tack/internal/hook"
+	"github.com/tackcode/tack/internal/jsonx"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/protocol"
 )
@@ -222,8 +223,9 @@ func (r *run) postToolBatch(calls []*call) *protocol.Result {
 	for i, c := range calls {
 		batch[i] = hook.BatchToolCall{ToolName: c.name, ToolInput: c.input, ToolUseID: c.id}
 		if c.ran {
-			// What PostToolUse got.
-			batch[i].ToolResponse = structuredJSON(c.struct_)
+			// The result as the model reads it, as Claude Code sends it
+			// (PostToolUse gets the tool's structured response).
+			batch[i].ToolResponse, _ = jsonx.Marshal(llm.TextOf(c.result.Content))
 		}
 	}
 	out := r.fireHook(&hook.PostToolBatchInput{Base: r.hookBase(), ToolCalls: batch})
