@@ -309,12 +309,6 @@ func TestPostToolBatchOnceWithEveryCallBeforeTheNextRequest(t *testing.T) {
 	}
 }
 
-func mapEqual(a map[string]any, b any) bool {
-	x, _ := json.Marshal(a)
-	y, _ := json.Marshal(b)
-	return string(x) == string(y)
-}
-
 // A turn that ends on an API error fires StopFailure, not Stop, with the
 // error's type and message.
 func TestStopFailureInsteadOfStopOnAPIError(t *testing.T) {
