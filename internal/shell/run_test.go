@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -141,6 +142,55 @@ func TestCwdVanished(t *testing.T) {
 	os.Remove(start)
 	if out := run(t, s, "pwd"); out.Stdout != root+"\n" || !out.CwdReset {
 		t.Fatalf("start gone: %+v", out)
+	}
+}
+
+func TestOnCwdChange(t *testing.T) {
+	root := testDir(t)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	// Started through a link: pwd -P names the same directory otherwise,
+	// which is not a move.
+	s := New(link, nil)
+	var moves [][2]string
+	s.OnCwdChange(func(ctx context.Context, from, to string) {
+		if ctx == nil {
+			t.Error("no context")
+		}
+		moves = append(moves, [2]string{from, to})
+	})
+	sub := filepath.Join(root, "sub")
+	for _, c := range []struct {
+		command string
+		want    [][2]string
+	}{
+		{"true", nil},
+		{"mkdir sub && cd sub", [][2]string{{root, sub}}},
+		{"ls", nil},
+		{"cd .. && cd sub", nil}, // back where it was: no move
+		{"cd /nonexistent", nil}, // a failed cd stays
+		{"cd ..", [][2]string{{sub, root}}},
+		{"cd sub", [][2]string{{root, sub}}},
+		// The command removes its own directory: the shell falls back to
+		// where it started, and that is a move too.
+		{`rmdir "$PWD"`, [][2]string{{sub, link}}},
+	} {
+		moves = nil
+		run(t, s, c.command)
+		if !slices.Equal(moves, c.want) {
+			t.Errorf("%s: moves %v, want %v", c.command, moves, c.want)
+		}
+	}
+	// The session moving the shell itself is not reported.
+	moves = nil
+	if err := s.SetCwd(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	run(t, s, "true")
+	if moves != nil {
+		t.Errorf("SetCwd reported as %v", moves)
 	}
 }
 
