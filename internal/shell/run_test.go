@@ -221,6 +221,21 @@ func TestEnv(t *testing.T) {
 	if out := run(t, New(testDir(t), nil), `echo "$TACK_TEST_VAR"`); out.Stdout != "from-process\n" {
 		t.Fatalf("got %q", out.Stdout)
 	}
+	// SetEnv holds for the next commands, background ones too.
+	s.SetEnv([]string{"PATH=" + os.Getenv("PATH"), "FOO=reloaded"})
+	if out := run(t, s, `echo "$FOO"`); out.Stdout != "reloaded\n" {
+		t.Fatalf("after SetEnv: %q", out.Stdout)
+	}
+	job, err := s.Start(`echo "$FOO"`, StartOptions{OutputDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := job.Wait(context.Background(), hang); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := job.Output(0); err != nil || c.Text != "reloaded\n" {
+		t.Fatalf("background job after SetEnv: %q, %v", c.Text, err)
+	}
 }
 
 func TestPickProgram(t *testing.T) {

@@ -20,10 +20,14 @@ import (
 type Shell struct {
 	program string // the shell binary commands run with, as "-c"
 	home    string // the starting directory, where a vanished cwd falls back to
-	env     []string
 	limits  Limits
 	// wrap, when set, prepares each command to run in a sandbox.
 	wrap Wrapper
+
+	// env is the commands' environment (nil: the process's); its own
+	// lock, since commands are made under mu.
+	envMu sync.Mutex
+	env   []string
 
 	mu  sync.Mutex
 	cwd string
@@ -97,6 +101,15 @@ func (s *Shell) reportCwd(ctx context.Context) {
 	}
 }
 
+// SetEnv makes env the environment of the commands started from now on
+// (the session's settings changed); nil means the process's. The shell
+// binary and the limits stay as New found them.
+func (s *Shell) SetEnv(env []string) {
+	s.envMu.Lock()
+	defer s.envMu.Unlock()
+	s.env = env
+}
+
 // Program is the path of the shell binary commands run with.
 func (s *Shell) Program() string { return s.program }
 
@@ -136,7 +149,9 @@ func (s *Shell) SetLimits(l Limits) {
 // environ is the environment a command gets: the shell's, plus markers that
 // let scripts tell they run under an agent.
 func (s *Shell) environ() []string {
+	s.envMu.Lock()
 	base := s.env
+	s.envMu.Unlock()
 	if base == nil {
 		base = os.Environ()
 	}
