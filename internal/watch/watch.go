@@ -52,6 +52,9 @@ type Event struct {
 	// a watched tree).
 	Path string
 	Kind Kind
+	// Owners are those who watch the file (its own path, or a tree it is
+	// in), sorted.
+	Owners []string
 }
 
 // DefaultQuiet is how long a file must stay still before its change is
@@ -458,16 +461,35 @@ func (w *Watcher) due(now time.Time) []Event {
 		} else {
 			delete(w.known, p)
 		}
+		ev := Event{Path: p, Owners: w.ownersOf(p)}
 		switch {
 		case !was && is:
-			out = append(out, Event{Path: p, Kind: Add})
+			ev.Kind = Add
 		case was && is:
-			out = append(out, Event{Path: p, Kind: Change})
+			ev.Kind = Change
 		case was && !is:
-			out = append(out, Event{Path: p, Kind: Unlink})
+			ev.Kind = Unlink
+		default:
+			return true
 		}
+		out = append(out, ev)
 		return true
 	})
+	return out
+}
+
+// ownersOf are the owners who watch p. Callers hold w.mu.
+func (w *Watcher) ownersOf(p string) []string {
+	var out []string
+	for owner, paths := range w.owners {
+		for q := range paths {
+			if q == p || (w.targets[q] && under(p, q)) {
+				out = append(out, owner)
+				break
+			}
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 

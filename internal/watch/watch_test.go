@@ -29,6 +29,9 @@ type harness struct {
 	seen   map[string]bool
 	events []Event
 	n      int
+	// owners keeps the events' Owners (the tests that are not about them
+	// leave them out).
+	owners bool
 }
 
 func newHarness(t *testing.T, writes *Writes) *harness {
@@ -85,6 +88,9 @@ func (h *harness) settle() []Event {
 	var out []Event
 	for _, ev := range h.events {
 		if !strings.HasPrefix(filepath.Base(ev.Path), ".marker") {
+			if !h.owners {
+				ev.Owners = nil
+			}
 			out = append(out, ev)
 		}
 	}
@@ -267,6 +273,27 @@ func TestSetReplacesAnOwnersPaths(t *testing.T) {
 	check(t, h.settle(), []Event{{Path: b, Kind: Change}})
 }
 
+func TestEventsNameTheirOwners(t *testing.T) {
+	h := newHarness(t, nil)
+	h.owners = true
+	dir := h.path("d")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, "f")
+	write(t, f, "1")
+	if err := h.w.Add("files", f); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.w.Add("hooks", dir); err != nil {
+		t.Fatal(err)
+	}
+	g := filepath.Join(dir, "g")
+	appendTo(t, f, "2")
+	write(t, g, "1")
+	check(t, h.settle(), []Event{{Path: f, Kind: Change, Owners: []string{"files", "hooks"}}, {Path: g, Kind: Add, Owners: []string{"hooks"}}})
+}
+
 func TestAddNeedsADirectory(t *testing.T) {
 	h := newHarness(t, nil)
 	missing := h.path("no/such/dir/file")
@@ -292,7 +319,7 @@ func TestQuietPeriod(t *testing.T) {
 	appendTo(t, f, "2")
 	select {
 	case ev := <-got:
-		check(t, []Event{ev}, []Event{{Path: f, Kind: Change}})
+		check(t, []Event{ev}, []Event{{Path: f, Kind: Change, Owners: []string{"files"}}})
 	case <-time.After(hang):
 		t.Fatal("no event")
 	}
