@@ -74,6 +74,25 @@ func TestHookInputsAreTheEnginesInputs(t *testing.T) {
 				t.Fatal(err)
 			}
 			sameJSON(t, got, payload)
+
+			// And the other way: every field of the SDK's type reaches the
+			// hook package's, so the SDK has no field the engine lacks.
+			full := reflect.New(reflect.TypeOf(ours).Elem())
+			fill(full.Elem())
+			full.Elem().FieldByName("BaseHookInput").FieldByName("HookEventName").SetString(string(event))
+			sdk, err := json.Marshal(full.Interface())
+			if err != nil {
+				t.Fatal(err)
+			}
+			theirs, err := hook.ParseInput(sdk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := theirs.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameJSON(t, back, sdk)
 		})
 	}
 }

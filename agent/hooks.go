@@ -12,54 +12,108 @@ import (
 // it ("PreToolUse", "Stop"…).
 type HookEvent string
 
-// The hook events tack fires. Settings may name other events of Claude
-// Code's; they are accepted and never fire.
+// The hook events: the 29 of Claude Code 2.1.328, which tack fires with
+// Claude Code's payloads. (Claude Code's SDK names four more, PreModelSwitch,
+// PostModelSwitch, DirectoryAdded and MessageDisplay, that tack does not
+// fire.)
 const (
+	// HookSetup: the session is set up for a repository (--init,
+	// --init-only, --maintenance). Payload: SetupHookInput.
+	HookSetup HookEvent = "Setup"
 	// HookSessionStart: the session starts, resumes, or restarts after
 	// /clear or a compaction. Payload: SessionStartHookInput.
 	HookSessionStart HookEvent = "SessionStart"
+	// HookInstructionsLoaded: an instructions file (CLAUDE.md, a rules
+	// file) was put into the context. Payload: InstructionsLoadedHookInput.
+	HookInstructionsLoaded HookEvent = "InstructionsLoaded"
 	// HookUserPromptSubmit: a prompt is about to run; a hook may refuse it
 	// or add context. Payload: UserPromptSubmitHookInput.
 	HookUserPromptSubmit HookEvent = "UserPromptSubmit"
-	// HookPreToolUse: a tool call is about to run; a hook may allow, deny
-	// or change it. Payload: PreToolUseHookInput.
+	// HookUserPromptExpansion: a slash command or skill expands into a
+	// prompt; a hook may stop it or add context. Payload:
+	// UserPromptExpansionHookInput.
+	HookUserPromptExpansion HookEvent = "UserPromptExpansion"
+	// HookPreToolUse: a tool call is about to run; a hook may allow, deny,
+	// defer or change it. Payload: PreToolUseHookInput.
 	HookPreToolUse HookEvent = "PreToolUse"
 	// HookPermissionRequest: a tool call needs approval; a hook may answer
 	// in the user's place. Payload: PermissionRequestHookInput.
 	HookPermissionRequest HookEvent = "PermissionRequest"
+	// HookPermissionDenied: a tool call was refused; a hook may let the
+	// model retry it. Payload: PermissionDeniedHookInput.
+	HookPermissionDenied HookEvent = "PermissionDenied"
 	// HookPostToolUse: a tool call succeeded. Payload: PostToolUseHookInput.
 	HookPostToolUse HookEvent = "PostToolUse"
 	// HookPostToolUseFailure: a tool call failed. Payload:
 	// PostToolUseFailureHookInput.
 	HookPostToolUseFailure HookEvent = "PostToolUseFailure"
+	// HookPostToolBatch: all the tool calls of a model turn ran. Payload:
+	// PostToolBatchHookInput.
+	HookPostToolBatch HookEvent = "PostToolBatch"
 	// HookNotification: the session tells its user something (it waits
 	// for a permission, it is idle). Payload: NotificationHookInput.
 	HookNotification HookEvent = "Notification"
+	// HookElicitation: an MCP server asks the user for input; a hook may
+	// answer in the user's place. Payload: ElicitationHookInput.
+	HookElicitation HookEvent = "Elicitation"
+	// HookElicitationResult: an elicitation was answered; a hook may
+	// change the answer. Payload: ElicitationResultHookInput.
+	HookElicitationResult HookEvent = "ElicitationResult"
 	// HookSubagentStart: a subagent starts. Payload: SubagentStartHookInput.
 	HookSubagentStart HookEvent = "SubagentStart"
 	// HookSubagentStop: a subagent is about to finish; a hook may make it
 	// go on. Payload: SubagentStopHookInput.
 	HookSubagentStop HookEvent = "SubagentStop"
+	// HookTaskCreated: a task is about to be added to the task list; a
+	// hook may refuse it. Payload: TaskCreatedHookInput.
+	HookTaskCreated HookEvent = "TaskCreated"
+	// HookTaskCompleted: a task is about to be marked completed; a hook
+	// may keep it open. Payload: TaskCompletedHookInput.
+	HookTaskCompleted HookEvent = "TaskCompleted"
+	// HookTeammateIdle: a teammate of an agent team is about to go idle
+	// (tack has no agent teams: it never fires). Payload:
+	// TeammateIdleHookInput.
+	HookTeammateIdle HookEvent = "TeammateIdle"
 	// HookStop: the main agent is about to end its turn; a hook may make
 	// it go on. Payload: StopHookInput.
 	HookStop HookEvent = "Stop"
+	// HookStopFailure: the turn ended on an API error. Payload:
+	// StopFailureHookInput.
+	HookStopFailure HookEvent = "StopFailure"
 	// HookPreCompact: the conversation is about to be compacted; a hook
 	// may prevent it. Payload: PreCompactHookInput.
 	HookPreCompact HookEvent = "PreCompact"
 	// HookPostCompact: the conversation was compacted. Payload:
 	// PostCompactHookInput.
 	HookPostCompact HookEvent = "PostCompact"
+	// HookConfigChange: a settings file changed during the session; a hook
+	// may keep the old settings. Payload: ConfigChangeHookInput.
+	HookConfigChange HookEvent = "ConfigChange"
+	// HookFileChanged: a watched file changed on disk outside tack.
+	// Payload: FileChangedHookInput.
+	HookFileChanged HookEvent = "FileChanged"
+	// HookCwdChanged: the working directory moved. Payload:
+	// CwdChangedHookInput.
+	HookCwdChanged HookEvent = "CwdChanged"
+	// HookWorktreeCreate: a git worktree is about to be created; a hook
+	// may create it itself. Payload: WorktreeCreateHookInput.
+	HookWorktreeCreate HookEvent = "WorktreeCreate"
+	// HookWorktreeRemove: a worktree the session created is removed.
+	// Payload: WorktreeRemoveHookInput.
+	HookWorktreeRemove HookEvent = "WorktreeRemove"
 	// HookSessionEnd: the session ends. Payload: SessionEndHookInput.
 	HookSessionEnd HookEvent = "SessionEnd"
 )
 
-// HookEvents lists the events tack fires, in the order of a session's
-// life.
+// HookEvents lists every hook event, in the order of a session's life.
 func HookEvents() []HookEvent {
 	return []HookEvent{
-		HookSessionStart, HookUserPromptSubmit, HookPreToolUse, HookPermissionRequest, HookPostToolUse,
-		HookPostToolUseFailure, HookNotification, HookSubagentStart, HookSubagentStop, HookStop,
-		HookPreCompact, HookPostCompact, HookSessionEnd,
+		HookSetup, HookSessionStart, HookInstructionsLoaded, HookUserPromptSubmit, HookUserPromptExpansion,
+		HookPreToolUse, HookPermissionRequest, HookPermissionDenied, HookPostToolUse, HookPostToolUseFailure,
+		HookPostToolBatch, HookNotification, HookElicitation, HookElicitationResult, HookSubagentStart,
+		HookSubagentStop, HookTaskCreated, HookTaskCompleted, HookTeammateIdle, HookStop, HookStopFailure,
+		HookPreCompact, HookPostCompact, HookConfigChange, HookFileChanged, HookCwdChanged, HookWorktreeCreate,
+		HookWorktreeRemove, HookSessionEnd,
 	}
 }
 
@@ -102,12 +156,49 @@ type HookEffort struct {
 	Level string `json:"level"`
 }
 
+// HookMCPServer says which MCP server a tool comes from, on the payloads
+// of calls of MCP tools.
+type HookMCPServer struct {
+	Name string `json:"name"`
+	// Source is the scope that configured the server (project, user,
+	// plugin:NAME, sdk…).
+	Source string `json:"source"`
+}
+
+// SetupHookInput is the payload of HookSetup.
+type SetupHookInput struct {
+	BaseHookInput
+	// Trigger is init (--init, --init-only) or maintenance
+	// (--maintenance); matchers test it.
+	Trigger string `json:"trigger"`
+}
+
 // SessionStartHookInput is the payload of HookSessionStart.
 type SessionStartHookInput struct {
 	BaseHookInput
 	// Source is startup, resume, clear, compact or fork; matchers test it.
 	Source string `json:"source"`
 	Model  string `json:"model,omitempty"`
+	// SessionTitle is the session's title, when it has one.
+	SessionTitle string `json:"session_title,omitempty"`
+}
+
+// InstructionsLoadedHookInput is the payload of HookInstructionsLoaded.
+type InstructionsLoadedHookInput struct {
+	BaseHookInput
+	FilePath string `json:"file_path"`
+	// MemoryType is User, Project, Local or Managed.
+	MemoryType string `json:"memory_type"`
+	// LoadReason (session_start, nested_traversal, path_glob_match,
+	// include, compact) is what matchers test.
+	LoadReason string `json:"load_reason"`
+	// Globs are the paths: patterns of a rules file loaded because a
+	// file they match was read.
+	Globs []string `json:"globs,omitempty"`
+	// TriggerFilePath is the file whose reading loaded this one.
+	TriggerFilePath string `json:"trigger_file_path,omitempty"`
+	// ParentFilePath is the file that @-included this one.
+	ParentFilePath string `json:"parent_file_path,omitempty"`
 }
 
 // SessionEndHookInput is the payload of HookSessionEnd.
@@ -124,6 +215,22 @@ type UserPromptSubmitHookInput struct {
 	Prompt string `json:"prompt"`
 	// Source says who wrote the prompt (user, sdk, system…), when known.
 	Source string `json:"source,omitempty"`
+	// SessionTitle is the session's title, when it has one.
+	SessionTitle string `json:"session_title,omitempty"`
+}
+
+// UserPromptExpansionHookInput is the payload of HookUserPromptExpansion.
+type UserPromptExpansionHookInput struct {
+	BaseHookInput
+	// ExpansionType is slash_command (commands and skills) or mcp_prompt.
+	ExpansionType string `json:"expansion_type"`
+	// CommandName, without its slash, is what matchers test.
+	CommandName string `json:"command_name"`
+	CommandArgs string `json:"command_args"`
+	// CommandSource is where the command is defined, when known.
+	CommandSource string `json:"command_source,omitempty"`
+	// Prompt is the expansion the model will get.
+	Prompt string `json:"prompt"`
 }
 
 // PreToolUseHookInput is the payload of HookPreToolUse.
@@ -132,6 +239,8 @@ type PreToolUseHookInput struct {
 	ToolName  string          `json:"tool_name"`
 	ToolInput json.RawMessage `json:"tool_input"`
 	ToolUseID string          `json:"tool_use_id"`
+	// MCPServer is set for the tools of MCP servers.
+	MCPServer *HookMCPServer `json:"mcp_server,omitempty"`
 }
 
 // PermissionRequestHookInput is the payload of HookPermissionRequest.
@@ -143,6 +252,20 @@ type PermissionRequestHookInput struct {
 	// PermissionSuggestions are the permission updates ("always allow"
 	// options) the user would be offered, as a JSON array.
 	PermissionSuggestions json.RawMessage `json:"permission_suggestions,omitempty"`
+	// MCPServer is set for the tools of MCP servers.
+	MCPServer *HookMCPServer `json:"mcp_server,omitempty"`
+}
+
+// PermissionDeniedHookInput is the payload of HookPermissionDenied.
+type PermissionDeniedHookInput struct {
+	BaseHookInput
+	ToolName  string          `json:"tool_name"`
+	ToolInput json.RawMessage `json:"tool_input"`
+	ToolUseID string          `json:"tool_use_id"`
+	// Reason says why the call was refused.
+	Reason string `json:"reason"`
+	// MCPServer is set for the tools of MCP servers.
+	MCPServer *HookMCPServer `json:"mcp_server,omitempty"`
 }
 
 // PostToolUseHookInput is the payload of HookPostToolUse.
@@ -153,6 +276,8 @@ type PostToolUseHookInput struct {
 	ToolResponse json.RawMessage `json:"tool_response"`
 	ToolUseID    string          `json:"tool_use_id"`
 	DurationMS   int64           `json:"duration_ms"`
+	// MCPServer is set for the tools of MCP servers.
+	MCPServer *HookMCPServer `json:"mcp_server,omitempty"`
 }
 
 // PostToolUseFailureHookInput is the payload of HookPostToolUseFailure.
@@ -164,6 +289,25 @@ type PostToolUseFailureHookInput struct {
 	Error       string          `json:"error"`
 	IsInterrupt bool            `json:"is_interrupt"`
 	DurationMS  int64           `json:"duration_ms,omitempty"`
+	// MCPServer is set for the tools of MCP servers.
+	MCPServer *HookMCPServer `json:"mcp_server,omitempty"`
+}
+
+// PostToolBatchHookInput is the payload of HookPostToolBatch.
+type PostToolBatchHookInput struct {
+	BaseHookInput
+	// ToolCalls are the turn's calls, in the order the model made them.
+	ToolCalls []HookBatchToolCall `json:"tool_calls"`
+}
+
+// HookBatchToolCall is one call of a PostToolBatchHookInput.
+type HookBatchToolCall struct {
+	ToolName  string          `json:"tool_name"`
+	ToolInput json.RawMessage `json:"tool_input"`
+	ToolUseID string          `json:"tool_use_id"`
+	// ToolResponse is the call's result; absent for a call that did not
+	// run.
+	ToolResponse json.RawMessage `json:"tool_response,omitempty"`
 }
 
 // NotificationHookInput is the payload of HookNotification.
@@ -174,6 +318,32 @@ type NotificationHookInput struct {
 	// NotificationType (permission_prompt, idle_prompt…) is what matchers
 	// test.
 	NotificationType string `json:"notification_type"`
+}
+
+// ElicitationHookInput is the payload of HookElicitation.
+type ElicitationHookInput struct {
+	BaseHookInput
+	// MCPServerName is what matchers test.
+	MCPServerName string `json:"mcp_server_name"`
+	Message       string `json:"message"`
+	// Mode is form (RequestedSchema describes the answer) or url.
+	Mode            string          `json:"mode,omitempty"`
+	URL             string          `json:"url,omitempty"`
+	ElicitationID   string          `json:"elicitation_id,omitempty"`
+	RequestedSchema json.RawMessage `json:"requested_schema,omitempty"`
+}
+
+// ElicitationResultHookInput is the payload of HookElicitationResult.
+type ElicitationResultHookInput struct {
+	BaseHookInput
+	// MCPServerName is what matchers test.
+	MCPServerName string `json:"mcp_server_name"`
+	ElicitationID string `json:"elicitation_id,omitempty"`
+	Mode          string `json:"mode,omitempty"`
+	// Action is accept, decline or cancel; Content an accepted form's
+	// fields.
+	Action  string          `json:"action"`
+	Content json.RawMessage `json:"content,omitempty"`
 }
 
 // StopHookInput is the payload of HookStop.
@@ -204,6 +374,46 @@ type SubagentStopHookInput struct {
 	LastAssistantMessage string `json:"last_assistant_message"`
 }
 
+// TaskCreatedHookInput is the payload of HookTaskCreated.
+type TaskCreatedHookInput struct {
+	BaseHookInput
+	TaskID          string `json:"task_id"`
+	TaskSubject     string `json:"task_subject"`
+	TaskDescription string `json:"task_description,omitempty"`
+	// TeammateName and TeamName are set in agent teams.
+	TeammateName string `json:"teammate_name,omitempty"`
+	TeamName     string `json:"team_name,omitempty"`
+}
+
+// TaskCompletedHookInput is the payload of HookTaskCompleted.
+type TaskCompletedHookInput struct {
+	BaseHookInput
+	TaskID          string `json:"task_id"`
+	TaskSubject     string `json:"task_subject"`
+	TaskDescription string `json:"task_description,omitempty"`
+	// TeammateName and TeamName are set in agent teams.
+	TeammateName string `json:"teammate_name,omitempty"`
+	TeamName     string `json:"team_name,omitempty"`
+}
+
+// TeammateIdleHookInput is the payload of HookTeammateIdle.
+type TeammateIdleHookInput struct {
+	BaseHookInput
+	TeammateName string `json:"teammate_name"`
+	TeamName     string `json:"team_name"`
+}
+
+// StopFailureHookInput is the payload of HookStopFailure.
+type StopFailureHookInput struct {
+	BaseHookInput
+	// Error is the error's type (rate_limit, invalid_request,
+	// server_error…); matchers test it.
+	Error string `json:"error"`
+	// ErrorDetails is the API's message.
+	ErrorDetails         string `json:"error_details,omitempty"`
+	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
+}
+
 // PreCompactHookInput is the payload of HookPreCompact.
 type PreCompactHookInput struct {
 	BaseHookInput
@@ -219,35 +429,105 @@ type PostCompactHookInput struct {
 	CompactSummary string `json:"compact_summary"`
 }
 
-func (*SessionStartHookInput) EventName() HookEvent       { return HookSessionStart }
-func (*SessionEndHookInput) EventName() HookEvent         { return HookSessionEnd }
-func (*UserPromptSubmitHookInput) EventName() HookEvent   { return HookUserPromptSubmit }
-func (*PreToolUseHookInput) EventName() HookEvent         { return HookPreToolUse }
-func (*PermissionRequestHookInput) EventName() HookEvent  { return HookPermissionRequest }
-func (*PostToolUseHookInput) EventName() HookEvent        { return HookPostToolUse }
-func (*PostToolUseFailureHookInput) EventName() HookEvent { return HookPostToolUseFailure }
-func (*NotificationHookInput) EventName() HookEvent       { return HookNotification }
-func (*StopHookInput) EventName() HookEvent               { return HookStop }
-func (*SubagentStartHookInput) EventName() HookEvent      { return HookSubagentStart }
-func (*SubagentStopHookInput) EventName() HookEvent       { return HookSubagentStop }
-func (*PreCompactHookInput) EventName() HookEvent         { return HookPreCompact }
-func (*PostCompactHookInput) EventName() HookEvent        { return HookPostCompact }
+// ConfigChangeHookInput is the payload of HookConfigChange.
+type ConfigChangeHookInput struct {
+	BaseHookInput
+	// Source (user_settings, project_settings, local_settings,
+	// policy_settings, skills) is what matchers test.
+	Source   string `json:"source"`
+	FilePath string `json:"file_path,omitempty"`
+}
+
+// FileChangedHookInput is the payload of HookFileChanged; matchers list
+// file names, compared with FilePath's base name.
+type FileChangedHookInput struct {
+	BaseHookInput
+	FilePath string `json:"file_path"`
+	// Event is change, add or unlink.
+	Event string `json:"event"`
+}
+
+// CwdChangedHookInput is the payload of HookCwdChanged.
+type CwdChangedHookInput struct {
+	BaseHookInput
+	OldCwd string `json:"old_cwd"`
+	NewCwd string `json:"new_cwd"`
+}
+
+// WorktreeCreateHookInput is the payload of HookWorktreeCreate.
+type WorktreeCreateHookInput struct {
+	BaseHookInput
+	// Name is the worktree's name, not a path.
+	Name string `json:"name"`
+}
+
+// WorktreeRemoveHookInput is the payload of HookWorktreeRemove.
+type WorktreeRemoveHookInput struct {
+	BaseHookInput
+	WorktreePath string `json:"worktree_path"`
+}
+
+func (*SetupHookInput) EventName() HookEvent               { return HookSetup }
+func (*SessionStartHookInput) EventName() HookEvent        { return HookSessionStart }
+func (*InstructionsLoadedHookInput) EventName() HookEvent  { return HookInstructionsLoaded }
+func (*UserPromptSubmitHookInput) EventName() HookEvent    { return HookUserPromptSubmit }
+func (*UserPromptExpansionHookInput) EventName() HookEvent { return HookUserPromptExpansion }
+func (*PreToolUseHookInput) EventName() HookEvent          { return HookPreToolUse }
+func (*PermissionRequestHookInput) EventName() HookEvent   { return HookPermissionRequest }
+func (*PermissionDeniedHookInput) EventName() HookEvent    { return HookPermissionDenied }
+func (*PostToolUseHookInput) EventName() HookEvent         { return HookPostToolUse }
+func (*PostToolUseFailureHookInput) EventName() HookEvent  { return HookPostToolUseFailure }
+func (*PostToolBatchHookInput) EventName() HookEvent       { return HookPostToolBatch }
+func (*NotificationHookInput) EventName() HookEvent        { return HookNotification }
+func (*ElicitationHookInput) EventName() HookEvent         { return HookElicitation }
+func (*ElicitationResultHookInput) EventName() HookEvent   { return HookElicitationResult }
+func (*SubagentStartHookInput) EventName() HookEvent       { return HookSubagentStart }
+func (*SubagentStopHookInput) EventName() HookEvent        { return HookSubagentStop }
+func (*TaskCreatedHookInput) EventName() HookEvent         { return HookTaskCreated }
+func (*TaskCompletedHookInput) EventName() HookEvent       { return HookTaskCompleted }
+func (*TeammateIdleHookInput) EventName() HookEvent        { return HookTeammateIdle }
+func (*StopHookInput) EventName() HookEvent                { return HookStop }
+func (*StopFailureHookInput) EventName() HookEvent         { return HookStopFailure }
+func (*PreCompactHookInput) EventName() HookEvent          { return HookPreCompact }
+func (*PostCompactHookInput) EventName() HookEvent         { return HookPostCompact }
+func (*ConfigChangeHookInput) EventName() HookEvent        { return HookConfigChange }
+func (*FileChangedHookInput) EventName() HookEvent         { return HookFileChanged }
+func (*CwdChangedHookInput) EventName() HookEvent          { return HookCwdChanged }
+func (*WorktreeCreateHookInput) EventName() HookEvent      { return HookWorktreeCreate }
+func (*WorktreeRemoveHookInput) EventName() HookEvent      { return HookWorktreeRemove }
+func (*SessionEndHookInput) EventName() HookEvent          { return HookSessionEnd }
 
 // hookInputs decode the payload of each event.
 var hookInputs = map[HookEvent]func([]byte) (HookInput, error){
-	HookSessionStart:       decodeHookInput[SessionStartHookInput],
-	HookSessionEnd:         decodeHookInput[SessionEndHookInput],
-	HookUserPromptSubmit:   decodeHookInput[UserPromptSubmitHookInput],
-	HookPreToolUse:         decodeHookInput[PreToolUseHookInput],
-	HookPermissionRequest:  decodeHookInput[PermissionRequestHookInput],
-	HookPostToolUse:        decodeHookInput[PostToolUseHookInput],
-	HookPostToolUseFailure: decodeHookInput[PostToolUseFailureHookInput],
-	HookNotification:       decodeHookInput[NotificationHookInput],
-	HookStop:               decodeHookInput[StopHookInput],
-	HookSubagentStart:      decodeHookInput[SubagentStartHookInput],
-	HookSubagentStop:       decodeHookInput[SubagentStopHookInput],
-	HookPreCompact:         decodeHookInput[PreCompactHookInput],
-	HookPostCompact:        decodeHookInput[PostCompactHookInput],
+	HookSetup:               decodeHookInput[SetupHookInput],
+	HookSessionStart:        decodeHookInput[SessionStartHookInput],
+	HookInstructionsLoaded:  decodeHookInput[InstructionsLoadedHookInput],
+	HookUserPromptSubmit:    decodeHookInput[UserPromptSubmitHookInput],
+	HookUserPromptExpansion: decodeHookInput[UserPromptExpansionHookInput],
+	HookPreToolUse:          decodeHookInput[PreToolUseHookInput],
+	HookPermissionRequest:   decodeHookInput[PermissionRequestHookInput],
+	HookPermissionDenied:    decodeHookInput[PermissionDeniedHookInput],
+	HookPostToolUse:         decodeHookInput[PostToolUseHookInput],
+	HookPostToolUseFailure:  decodeHookInput[PostToolUseFailureHookInput],
+	HookPostToolBatch:       decodeHookInput[PostToolBatchHookInput],
+	HookNotification:        decodeHookInput[NotificationHookInput],
+	HookElicitation:         decodeHookInput[ElicitationHookInput],
+	HookElicitationResult:   decodeHookInput[ElicitationResultHookInput],
+	HookSubagentStart:       decodeHookInput[SubagentStartHookInput],
+	HookSubagentStop:        decodeHookInput[SubagentStopHookInput],
+	HookTaskCreated:         decodeHookInput[TaskCreatedHookInput],
+	HookTaskCompleted:       decodeHookInput[TaskCompletedHookInput],
+	HookTeammateIdle:        decodeHookInput[TeammateIdleHookInput],
+	HookStop:                decodeHookInput[StopHookInput],
+	HookStopFailure:         decodeHookInput[StopFailureHookInput],
+	HookPreCompact:          decodeHookInput[PreCompactHookInput],
+	HookPostCompact:         decodeHookInput[PostCompactHookInput],
+	HookConfigChange:        decodeHookInput[ConfigChangeHookInput],
+	HookFileChanged:         decodeHookInput[FileChangedHookInput],
+	HookCwdChanged:          decodeHookInput[CwdChangedHookInput],
+	HookWorktreeCreate:      decodeHookInput[WorktreeCreateHookInput],
+	HookWorktreeRemove:      decodeHookInput[WorktreeRemoveHookInput],
+	HookSessionEnd:          decodeHookInput[SessionEndHookInput],
 }
 
 func decodeHookInput[T any, P interface {
@@ -306,10 +586,17 @@ type HookOutput struct {
 // HookSpecificOutput is HookOutput.HookSpecificOutput. HookEventName must
 // be the event the hook ran for; the other fields belong to some events:
 //
-//	PreToolUse         PermissionDecision, PermissionDecisionReason, UpdatedInput, AdditionalContext
-//	PermissionRequest  Decision
-//	PostToolUse        AdditionalContext, UpdatedMCPToolOutput, UpdatedToolOutput
-//	others             AdditionalContext
+//	PreToolUse           PermissionDecision, PermissionDecisionReason, UpdatedInput, AdditionalContext
+//	PermissionRequest    Decision
+//	PermissionDenied     Retry
+//	PostToolUse          AdditionalContext, UpdatedMCPToolOutput, UpdatedToolOutput
+//	SessionStart         AdditionalContext, InitialUserMessage, SessionTitle, WatchPaths
+//	UserPromptSubmit     AdditionalContext, SessionTitle, SuppressOriginalPrompt
+//	UserPromptExpansion  AdditionalContext, SuppressOriginalPrompt
+//	CwdChanged, FileChanged           WatchPaths
+//	Elicitation, ElicitationResult    Action, Content
+//	WorktreeCreate       WorktreePath
+//	others               AdditionalContext
 type HookSpecificOutput struct {
 	HookEventName HookEvent `json:"hookEventName"`
 
@@ -324,6 +611,24 @@ type HookSpecificOutput struct {
 
 	UpdatedMCPToolOutput json.RawMessage `json:"updatedMCPToolOutput,omitempty"`
 	UpdatedToolOutput    json.RawMessage `json:"updatedToolOutput,omitempty"`
+
+	// Retry lets the model try a denied call again.
+	Retry bool `json:"retry,omitempty"`
+	// InitialUserMessage is a first prompt for a session started without
+	// one; SessionTitle names the session.
+	InitialUserMessage string `json:"initialUserMessage,omitempty"`
+	SessionTitle       string `json:"sessionTitle,omitempty"`
+	// SuppressOriginalPrompt keeps the prompt itself from the model; only
+	// the hooks' context is sent.
+	SuppressOriginalPrompt bool `json:"suppressOriginalPrompt,omitempty"`
+	// WatchPaths are files to watch from now on (HookFileChanged).
+	WatchPaths []string `json:"watchPaths,omitempty"`
+	// Action (accept, decline, cancel) and Content (an accepted form's
+	// fields) answer an elicitation in the user's place.
+	Action  string          `json:"action,omitempty"`
+	Content json.RawMessage `json:"content,omitempty"`
+	// WorktreePath is the worktree the hook created itself.
+	WorktreePath string `json:"worktreePath,omitempty"`
 }
 
 // PermissionRequestDecision answers a PermissionRequest in the user's
@@ -348,7 +653,10 @@ func (o *HookOutput) hook() *hook.Output {
 		out.HookSpecificOutput = &hook.SpecificOutput{HookEventName: hook.Event(so.HookEventName),
 			PermissionDecision: so.PermissionDecision, PermissionDecisionReason: so.PermissionDecisionReason,
 			UpdatedInput: so.UpdatedInput, AdditionalContext: so.AdditionalContext,
-			UpdatedMCPToolOutput: so.UpdatedMCPToolOutput, UpdatedToolOutput: so.UpdatedToolOutput}
+			UpdatedMCPToolOutput: so.UpdatedMCPToolOutput, UpdatedToolOutput: so.UpdatedToolOutput,
+			Retry: so.Retry, InitialUserMessage: so.InitialUserMessage, SessionTitle: so.SessionTitle,
+			SuppressOriginalPrompt: so.SuppressOriginalPrompt, WatchPaths: so.WatchPaths,
+			Action: so.Action, Content: so.Content, WorktreePath: so.WorktreePath}
 		if d := so.Decision; d != nil {
 			out.HookSpecificOutput.Decision = (*hook.PermissionRequestDecision)(d)
 		}

@@ -521,7 +521,7 @@ func TestDefaults(t *testing.T) {
 	if p := DefaultManagedPath(); !filepath.IsAbs(p) && !strings.Contains(p, `:\`) || !strings.HasSuffix(p, "managed-settings.json") {
 		t.Errorf("DefaultManagedPath = %q", p)
 	}
-	if !IsHookEvent("PreToolUse") || IsHookEvent("pretooluse") || len(HookEvents()) != 20 {
+	if !IsHookEvent("PreToolUse") || IsHookEvent("pretooluse") || len(HookEvents()) != 29 {
 		t.Errorf("hook events wrong")
 	}
 	ev := HookEvents()

@@ -141,11 +141,12 @@ type Hook struct {
 // hookEvents are the event names a settings file may configure, in the order
 // of a session's life.
 var hookEvents = [...]string{
-	"Setup", "SessionStart", "InstructionsLoaded", "UserPromptSubmit", "PreToolUse",
-	"PermissionRequest", "PostToolUse", "PostToolUseFailure", "PostToolBatch",
-	"Notification", "SubagentStart", "SubagentStop", "Stop", "StopFailure",
-	"PreCompact", "PostCompact", "FileChanged", "CwdChanged", "WorktreeCreate",
-	"SessionEnd",
+	"Setup", "SessionStart", "InstructionsLoaded", "UserPromptSubmit", "UserPromptExpansion",
+	"PreToolUse", "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure",
+	"PostToolBatch", "Notification", "Elicitation", "ElicitationResult", "SubagentStart",
+	"SubagentStop", "TaskCreated", "TaskCompleted", "TeammateIdle", "Stop", "StopFailure",
+	"PreCompact", "PostCompact", "ConfigChange", "FileChanged", "CwdChanged", "WorktreeCreate",
+	"WorktreeRemove", "SessionEnd",
 }
 
 // HookEvents returns the hook event names a settings file may use.

@@ -136,7 +136,7 @@ func compile(cfg Config) (map[Event][]entry, error) {
 	var errs []error
 	for _, ev := range slices.Sorted(maps.Keys(cfg)) {
 		for i, g := range cfg[ev] {
-			p, err := CompilePattern(g.Matcher)
+			p, err := patternFor(ev, g.Matcher)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("hooks.%s[%d]: %w", ev, i, err))
 				continue

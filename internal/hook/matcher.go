@@ -58,6 +58,29 @@ func CompilePattern(s string) (Pattern, error) {
 	return p, nil
 }
 
+// fileNamePattern compiles a FileChanged matcher: file names separated by
+// '|' (".envrc|.env"), compared exactly with the changed file's base name.
+// Claude Code reads them literally, not as regular expressions, so the dot
+// of ".env" matches only a dot.
+func fileNamePattern(s string) Pattern {
+	p := Pattern{src: s}
+	for _, name := range strings.Split(s, "|") {
+		if name = strings.TrimSpace(name); name != "" && name != "*" {
+			p.names = append(p.names, name)
+		}
+	}
+	p.all = len(p.names) == 0
+	return p
+}
+
+// patternFor compiles the matcher of a group configured for ev.
+func patternFor(ev Event, s string) (Pattern, error) {
+	if ev == FileChanged {
+		return fileNamePattern(s), nil
+	}
+	return CompilePattern(s)
+}
+
 // String returns the matcher as written.
 func (p Pattern) String() string { return p.src }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -19,6 +20,9 @@ type merger struct {
 	votes   []vote
 	blocks  []string // reasons of blocks on block-style events
 	hasStop bool
+	ran     bool // a synchronous handler answered
+	// elicit are the elicitation answers (accept, decline, cancel).
+	elicit []string
 }
 
 // merge folds results (in configuration order) into o.
@@ -40,6 +44,9 @@ func (m *merger) add(res Result) {
 	if name == "" {
 		name = o.HookName
 	}
+	if !res.Async {
+		m.ran = true
+	}
 	switch res.Status {
 	case StatusError, StatusCancelled:
 		if failureBlocks(ev, res.Handler) && !res.Async {
@@ -59,7 +66,12 @@ func (m *merger) add(res Result) {
 
 	out := res.JSON
 	if out == nil {
-		if res.Text != "" && plainTextIsContext(ev) {
+		switch {
+		case res.Text == "":
+		case ev == WorktreeCreate && !res.Async:
+			// A command hook that made the worktree prints its path.
+			m.first(&o.WorktreePath, strings.TrimSpace(res.Text), name, "worktree path")
+		case plainTextIsContext(ev):
 			o.AdditionalContext = append(o.AdditionalContext, strings.TrimRight(res.Text, "\r\n"))
 		}
 		return
@@ -161,6 +173,48 @@ func (m *merger) add(res Result) {
 				o.Errors = append(o.Errors, errorLine(name, "another hook already replaced the tool output; this replacement is ignored"))
 			}
 		}
+	case PermissionDenied:
+		o.Retry = o.Retry || hso.Retry
+	case SessionStart:
+		m.first(&o.InitialUserMessage, hso.InitialUserMessage, name, "initialUserMessage")
+		m.first(&o.SessionTitle, hso.SessionTitle, name, "sessionTitle")
+	case UserPromptSubmit:
+		m.first(&o.SessionTitle, hso.SessionTitle, name, "sessionTitle")
+	case Elicitation, ElicitationResult:
+		switch hso.Action {
+		case "":
+		case "accept", "decline", "cancel":
+			m.elicit = append(m.elicit, hso.Action)
+			if hso.Action == "accept" && len(hso.Content) > 0 && o.ElicitationContent == nil {
+				o.ElicitationContent = hso.Content
+			}
+		default:
+			o.Errors = append(o.Errors, errorLine(name, fmt.Sprintf("unknown elicitation action %q", hso.Action)))
+		}
+	case WorktreeCreate:
+		m.first(&o.WorktreePath, hso.WorktreePath, name, "worktree path")
+	}
+	if ev == UserPromptSubmit || ev == UserPromptExpansion {
+		o.SuppressOriginalPrompt = o.SuppressOriginalPrompt || hso.SuppressOriginalPrompt
+	}
+	if ev == SessionStart || ev == CwdChanged || ev == FileChanged {
+		for _, p := range hso.WatchPaths {
+			if !slices.Contains(o.WatchPaths, p) {
+				o.WatchPaths = append(o.WatchPaths, p)
+			}
+		}
+	}
+}
+
+// first sets *dst to v unless a hook earlier in configuration order already
+// gave one; a different later value is reported and ignored.
+func (m *merger) first(dst *string, v, name, what string) {
+	switch {
+	case v == "" || v == *dst:
+	case *dst == "":
+		*dst = v
+	default:
+		m.o.Errors = append(m.o.Errors, errorLine(name, "another hook already gave the "+what+"; this one is ignored"))
 	}
 }
 
@@ -192,16 +246,31 @@ func (m *merger) block(reason string) {
 
 func (m *merger) finish() {
 	o := m.o
+	if o.Event == WorktreeCreate && m.ran && o.WorktreePath == "" && len(m.blocks) == 0 {
+		// The hooks replace git's creation: without a path there is no worktree.
+		m.blocks = append(m.blocks, "no WorktreeCreate hook gave the worktree's path")
+	}
 	if len(m.blocks) > 0 {
 		o.Block = true
 		o.Reason = strings.Join(m.blocks, "\n")
+		if o.Event == Elicitation || o.Event == ElicitationResult {
+			m.elicit = append(m.elicit, "decline")
+		}
+	}
+	for _, a := range m.elicit {
+		if elicitRank[a] > elicitRank[o.ElicitationAction] {
+			o.ElicitationAction = a
+		}
+	}
+	if o.ElicitationAction != "accept" {
+		o.ElicitationContent = nil
 	}
 	if len(m.votes) == 0 {
 		return
 	}
 	best := DecisionNone
 	for _, v := range m.votes {
-		if v.d.rank() > best.rank() {
+		if v.d.outranks(best) {
 			best = v.d
 		}
 	}
@@ -214,15 +283,22 @@ func (m *merger) finish() {
 	o.Permission = best
 	o.Reason = strings.Join(reasons, "\n")
 	o.Block = best == DecisionDeny
-	if best == DecisionDeny {
-		// A denied call does not run: its rewritten input is moot.
+	if best == DecisionDeny || best == DecisionDefer {
+		// The call does not run now: a rewritten input is moot.
 		o.UpdatedInput = nil
 	}
 }
 
-// failureBlocks reports whether a failure of h counts as a block on ev
-// (onFailure "block"); never on Stop and SubagentStop, where a block would
+// elicitRank orders elicitation answers: the most refusing one wins.
+var elicitRank = map[string]int{"accept": 1, "decline": 2, "cancel": 3}
+
+// failureBlocks reports whether a failure of h counts as a block on ev:
+// always on WorktreeCreate (a hook that fails leaves no worktree), else with
+// onFailure "block" — never on Stop and SubagentStop, where a block would
 // keep the model going forever on a broken hook.
 func failureBlocks(ev Event, h Handler) bool {
+	if ev == WorktreeCreate {
+		return true
+	}
 	return h.OnFailure == "block" && CanBlock(ev) && ev != Stop && ev != SubagentStop
 }

@@ -32,12 +32,20 @@ type Output struct {
 }
 
 // SpecificOutput is Output.hookSpecificOutput. Fields other than
-// HookEventName belong to particular events:
+// HookEventName belong to particular events (Outcome says what each
+// becomes):
 //
-//	PreToolUse         PermissionDecision, PermissionDecisionReason, UpdatedInput, AdditionalContext
-//	PermissionRequest  Decision
-//	PostToolUse        AdditionalContext, UpdatedMCPToolOutput, UpdatedToolOutput
-//	others             AdditionalContext
+//	PreToolUse           PermissionDecision, PermissionDecisionReason, UpdatedInput, AdditionalContext
+//	PermissionRequest    Decision
+//	PermissionDenied     Retry
+//	PostToolUse          AdditionalContext, UpdatedMCPToolOutput, UpdatedToolOutput
+//	SessionStart         AdditionalContext, InitialUserMessage, SessionTitle, WatchPaths
+//	UserPromptSubmit     AdditionalContext, SessionTitle, SuppressOriginalPrompt
+//	UserPromptExpansion  AdditionalContext, SuppressOriginalPrompt
+//	CwdChanged, FileChanged           WatchPaths
+//	Elicitation, ElicitationResult    Action, Content
+//	WorktreeCreate       WorktreePath
+//	others               AdditionalContext
 type SpecificOutput struct {
 	HookEventName Event `json:"hookEventName"`
 
@@ -51,6 +59,28 @@ type SpecificOutput struct {
 
 	UpdatedMCPToolOutput json.RawMessage `json:"updatedMCPToolOutput,omitempty"`
 	UpdatedToolOutput    json.RawMessage `json:"updatedToolOutput,omitempty"`
+
+	// Retry tells the model it may try a denied call again.
+	Retry bool `json:"retry,omitempty"`
+
+	// InitialUserMessage is a first prompt for a session that starts
+	// without one; SessionTitle names the session.
+	InitialUserMessage string `json:"initialUserMessage,omitempty"`
+	SessionTitle       string `json:"sessionTitle,omitempty"`
+	// SuppressOriginalPrompt keeps the prompt itself out of the
+	// conversation, leaving only the hooks' context.
+	SuppressOriginalPrompt bool `json:"suppressOriginalPrompt,omitempty"`
+
+	// WatchPaths are files the session should watch for FileChanged.
+	WatchPaths []string `json:"watchPaths,omitempty"`
+
+	// Action (accept, decline or cancel) and Content (an accepted form's
+	// fields) answer an elicitation in the user's place.
+	Action  string          `json:"action,omitempty"`
+	Content json.RawMessage `json:"content,omitempty"`
+
+	// WorktreePath is the worktree a WorktreeCreate hook made itself.
+	WorktreePath string `json:"worktreePath,omitempty"`
 }
 
 // PermissionRequestDecision answers a PermissionRequest in place of the user.

@@ -3,6 +3,7 @@ package hook
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -125,30 +126,35 @@ type Record struct {
 // an Observer must not call back into the Runner.
 type Observer func(Record)
 
-// Decision is a merged permission decision.
+// Decision is the hooks' merged permission decision on a tool call
+// (PreToolUse, PermissionRequest). Outcome.Permission says what a firing
+// site must do with each.
 type Decision string
 
 const (
-	DecisionNone  Decision = ""
+	// DecisionNone: no hook decided.
+	DecisionNone Decision = ""
+	// DecisionAllow: a hook allowed the call (permissionDecision "allow",
+	// decision "approve", a PermissionRequest "allow" behavior).
 	DecisionAllow Decision = "allow"
-	DecisionAsk   Decision = "ask"
+	// DecisionAsk: a hook wants the user asked.
+	DecisionAsk Decision = "ask"
+	// DecisionDefer: a hook leaves the call to the host, later (Claude
+	// Code 2.1.328's "defer"): it does not run now, and the run ends.
 	DecisionDefer Decision = "defer"
-	DecisionDeny  Decision = "deny"
+	// DecisionDeny: a hook refused the call (permissionDecision "deny",
+	// decision "block", exit code 2, a PermissionRequest "deny").
+	DecisionDeny Decision = "deny"
 )
 
-// rank orders decisions: a later hook can never weaken an earlier one.
-func (d Decision) rank() int {
-	switch d {
-	case DecisionDeny:
-		return 4
-	case DecisionDefer:
-		return 3
-	case DecisionAsk:
-		return 2
-	case DecisionAllow:
-		return 1
-	}
-	return 0
+// precedence is Claude Code's order of decisions, weakest first: over any
+// number of hooks the strongest one wins, deny > defer > ask > allow, so
+// which hook answered first, or was configured first, never matters.
+var precedence = []Decision{DecisionNone, DecisionAllow, DecisionAsk, DecisionDefer, DecisionDeny}
+
+// outranks reports whether d wins over e.
+func (d Decision) outranks(e Decision) bool {
+	return slices.Index(precedence, d) > slices.Index(precedence, e)
 }
 
 // Outcome is the merged answer of an event's hooks: what the caller must do.
@@ -157,7 +163,8 @@ func (d Decision) rank() int {
 // their answers are read in the order they were configured.
 //
 //   - Permission (PreToolUse, PermissionRequest): the strongest decision
-//     wins, deny > defer > ask > allow > none, so a later allow never
+//     wins, deny > defer > ask > allow > none, whatever the order the hooks
+//     answered in or were configured in: a later allow or defer never
 //     overrides an earlier deny. An exit-2 or ok:false counts as deny there,
 //     as do the older decision:"block" (and "approve" as allow).
 //   - Block: any handler blocked (see CanBlock for what it means per event).
@@ -173,12 +180,32 @@ type Outcome struct {
 	Event    Event
 	HookName string
 
+	// Permission is the merged decision on a tool call. What the firing
+	// site must do:
+	//
+	//	DecisionNone   what it does without hooks: the permission rules and
+	//	               mode decide (PermissionRequest: ask the user).
+	//	DecisionAllow  PreToolUse: skip the permission prompt; deny and ask
+	//	               rules of the settings still apply. PermissionRequest:
+	//	               the call is approved. Run it with UpdatedInput, if set.
+	//	DecisionAsk    PreToolUse: ask the user even where a rule or the mode
+	//	               would allow, showing Reason (with UpdatedInput, if set).
+	//	DecisionDefer  PreToolUse: do not run the call and do not ask; end the
+	//	               run after this turn with stop_reason "tool_deferred",
+	//	               recording no permission denial. Resuming the session
+	//	               lets the host or the user decide the deferred call.
+	//	DecisionDeny   do not run the call: its tool result is an error
+	//	               carrying Reason (the model reads it), the call is a
+	//	               permission denial, and the run goes on. PostToolUse
+	//	               does not fire. PermissionRequest: Interrupt may also
+	//	               stop the turn.
 	Permission Decision
 	Block      bool
 	Reason     string
 
 	// UpdatedInput replaces the tool input (PreToolUse allow/ask,
-	// PermissionRequest allow).
+	// PermissionRequest allow). It is nil when the call is denied or
+	// deferred: a call that does not run now has no input to replace.
 	UpdatedInput json.RawMessage
 	// UpdatedPermissions is a PermissionRequest allow's permission updates.
 	UpdatedPermissions json.RawMessage
@@ -188,8 +215,42 @@ type Outcome struct {
 	// (PostToolUse updatedToolOutput, or updatedMCPToolOutput).
 	UpdatedToolOutput json.RawMessage
 
+	// WatchPaths (SessionStart, CwdChanged, FileChanged) are paths every
+	// hook asked to watch, in configuration order, each once: the firing
+	// site adds them to the FileChanged watcher.
+	WatchPaths []string
+	// Retry (PermissionDenied): a hook said the model may try the denied
+	// call again; the firing site says so in the call's tool result.
+	Retry bool
+	// ElicitationAction (Elicitation, ElicitationResult) is the hooks'
+	// answer in the user's place: accept, decline or cancel, "" when no
+	// hook answered. The most refusing answer wins whatever the order
+	// (cancel > decline > accept), and a block counts as decline. On
+	// Elicitation the firing site sends it to the server without asking
+	// the user; on ElicitationResult it replaces the user's answer.
+	// ElicitationContent is the first accepting hook's form content, sent
+	// with accept.
+	ElicitationAction  string
+	ElicitationContent json.RawMessage
+	// WorktreePath (WorktreeCreate) is the worktree a hook created itself
+	// (worktreePath, or a command hook's plain stdout; the first one in
+	// configuration order): the firing site uses it instead of running
+	// git. Hooks that ran and gave no path block the creation.
+	WorktreePath string
+	// InitialUserMessage (SessionStart) is the prompt to start with when
+	// the session was started without one.
+	InitialUserMessage string
+	// SessionTitle (SessionStart, UserPromptSubmit) names the session;
+	// the first one given, in configuration order, applies.
+	SessionTitle string
+	// SuppressOriginalPrompt (UserPromptSubmit, UserPromptExpansion): the
+	// prompt itself is not sent to the model, only the hooks'
+	// AdditionalContext.
+	SuppressOriginalPrompt bool
+
 	// AdditionalContext goes to the model with the event (hookSpecificOutput
-	// additionalContext; plain stdout of UserPromptSubmit and SessionStart).
+	// additionalContext; plain stdout of Setup, SessionStart,
+	// UserPromptSubmit and UserPromptExpansion).
 	AdditionalContext []string
 	// SystemMessages are shown to the user.
 	SystemMessages []string

@@ -218,6 +218,22 @@ func (r *Runner) Add(cfg Config) error {
 	return nil
 }
 
+// FileChangedNames returns the file names FileChanged matchers list, each
+// once, in configuration order: in Claude Code the matcher also says which
+// files to watch (in the session's directory), besides the watchPaths
+// hooks answer with.
+func (r *Runner) FileChangedNames() []string {
+	var names []string
+	for _, e := range r.entriesOf(FileChanged) {
+		for _, n := range e.pattern.names {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
+
 // entriesOf returns the handlers configured for ev.
 func (r *Runner) entriesOf(ev Event) []entry {
 	r.entriesMu.RLock()

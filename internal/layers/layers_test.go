@@ -63,6 +63,8 @@ var importedOnlyBy = map[string][]string{
 	"agent":                  {"internal/cli", "internal/cli/configcmd", "internal/tui", "internal/sdkproto"},
 	"internal/runtime":       {"agent"},
 	"internal/engine":        {"internal/runtime"},
+	// The hook tests' helpers are for tests only (testImports).
+	"internal/hook/hooktest": {},
 }
 
 // exempt are the trees the rules leave alone: benchmarks and interop tests
@@ -71,8 +73,9 @@ var exempt = []string{"bench/", "test/"}
 
 // testImports are what any test may import besides its package's own
 // rules: the scripted fake Messages API with the llm types of what it
-// records and replies, and the builders of test binaries and tools.
-var testImports = []string{"internal/llm/llmtest", "internal/llm", "internal/testbin", "internal/tool/tooltest"}
+// records and replies, the builders of test binaries and tools, and the
+// logging hooks whose payloads are checked against the hook schemas.
+var testImports = []string{"internal/llm/llmtest", "internal/llm", "internal/testbin", "internal/tool/tooltest", "internal/hook/hooktest"}
 
 // testFiles are the test files (a file, or every test of a folder: "dir/")
 // that may import more, and why.
@@ -81,8 +84,9 @@ var testFiles = map[string][]string{
 	// layers below, so they import them.
 	"agent/messages_test.go": {"internal/protocol"},
 	"agent/contract_test.go": {"internal/hook", "internal/mcp", "internal/runtime", "internal/sandbox", "internal/session"},
-	// The binary's end-to-end tests read the transcripts it wrote.
-	"cmd/tack/": {"internal/session"},
+	// The binary's end-to-end tests read the transcripts it wrote and the
+	// hook payloads it sent.
+	"cmd/tack/": {"internal/session", "internal/hook"},
 	// The configuration commands' tests run them as users do, through
 	// the root command.
 	"internal/cli/configcmd/plugin_test.go": {"internal/cli"},
