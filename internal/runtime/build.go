@@ -45,6 +45,7 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.main = main
+	s.watching.refresh() // watch.go: FileChanged, ConfigChange
 	return s, nil
 }
 
@@ -120,6 +121,7 @@ func (s *Session) buildThread(ctx context.Context, sp spec) (*thread, error) {
 		(*thread).buildPrompt,    // prompt.go
 		(*thread).openTranscript, // transcript.go
 		(*thread).startEngine,    // below
+		(*thread).watchFiles,     // watch.go: files read, CwdChanged
 	} {
 		if err := step(t, ctx); err != nil {
 			t.close()
@@ -206,6 +208,11 @@ func (t *thread) budget() float64 {
 // close releases what the thread owns (a subagent's worktree is closed by
 // its run, which reports what became of it).
 func (t *thread) close() {
+	if t.parent == nil {
+		t.s.watching.close()
+	} else {
+		_ = t.s.running(t, false)
+	}
 	if t.agentMCP != nil {
 		_ = t.agentMCP.Close()
 	}

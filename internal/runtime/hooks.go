@@ -37,7 +37,7 @@ func (t *thread) configureHooks(context.Context) error {
 		t.hooks, t.ownHooks = r, true
 		return nil
 	}
-	cfg := agentHooks(s.hookOpts.Hooks, *t.spec.def)
+	cfg := agentHooks(s.sessionHooks(), *t.spec.def)
 	if cfg == nil {
 		t.hooks = t.parent.hooks
 		return nil
@@ -55,15 +55,10 @@ func (t *thread) configureHooks(context.Context) error {
 // hookOptions are what every hook runner of the session is built from; env
 // is the main thread's.
 func (s *Session) hookOptions(env *tool.Env) hook.Options {
-	cfg := settingsHooks(s.settings)
-	for _, more := range []hook.Config{s.cfg.Hooks, s.ext.Hooks()} {
-		for ev, ms := range more {
-			cfg[ev] = append(cfg[ev], ms...)
-		}
-	}
 	guard := newHookGuard(s.settings, s.ext, s.agents)
+	s.hookGuard = guard
 	return hook.Options{
-		Hooks: cfg,
+		Hooks: s.hookConfig(s.settings),
 		Settings: hook.Settings{Env: s.settings.Env, AllowedHTTPHookURLs: optionalTexts(s.settings.AllowedHTTPHookURLs),
 			HTTPHookAllowedEnvVars: optionalTexts(s.settings.HTTPHookAllowedEnvVars)},
 		ProjectDir: s.cwd,
@@ -79,6 +74,18 @@ func (s *Session) hookOptions(env *tool.Env) hook.Options {
 		Admit:      guard.admit,
 		Skipped:    guard.skipped(s.notify),
 	}
+}
+
+// hookConfig is the session's hook configuration under settings: the
+// settings' hooks, the caller's callbacks, the plugins' hooks.
+func (s *Session) hookConfig(settings *config.Merged) hook.Config {
+	cfg := settingsHooks(settings)
+	for _, more := range []hook.Config{s.cfg.Hooks, s.ext.Hooks()} {
+		for ev, ms := range more {
+			cfg[ev] = append(cfg[ev], ms...)
+		}
+	}
+	return cfg
 }
 
 // settingsHooks turns the settings' hooks into the runner's configuration.
@@ -131,6 +138,7 @@ func agentHooks(session hook.Config, def AgentDef) hook.Config {
 // agents of the administrator's directory). The caller's callbacks are code
 // the program gave, not files a folder brings: they keep running.
 type hookGuard struct {
+	mu               sync.Mutex
 	off, managedOnly bool
 	// setting names the key that decided, with the file that set it.
 	setting string
@@ -138,7 +146,6 @@ type hookGuard struct {
 	// managed settings'.
 	managed map[string]bool
 
-	mu       sync.Mutex
 	reported map[string]bool
 }
 
@@ -167,8 +174,20 @@ func newHookGuard(m *config.Merged, ext *extension.Set, agents map[string]AgentD
 	return g
 }
 
+// swap makes the guard decide as next does (the settings were read
+// again), and returns a guard that decides as it did.
+func (g *hookGuard) swap(next *hookGuard) *hookGuard {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	old := &hookGuard{off: g.off, managedOnly: g.managedOnly, setting: g.setting, managed: g.managed}
+	g.off, g.managedOnly, g.setting, g.managed = next.off, next.managedOnly, next.setting, next.managed
+	return old
+}
+
 // admit reports whether a handler runs (hook.Options.Admit).
 func (g *hookGuard) admit(h hook.Handler) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	switch {
 	case h.Type == hook.TypeCallback:
 		return true
@@ -185,6 +204,7 @@ func (g *hookGuard) admit(h hook.Handler) bool {
 func (g *hookGuard) skipped(notify func(string)) func([]string) {
 	return func(sources []string) {
 		g.mu.Lock()
+		setting := g.setting
 		var fresh []string
 		for _, src := range sources {
 			if !g.reported[src] {
@@ -194,7 +214,7 @@ func (g *hookGuard) skipped(notify func(string)) func([]string) {
 		}
 		g.mu.Unlock()
 		if len(fresh) > 0 {
-			notify(fmt.Sprintf("hooks: %s is set, so the hooks of %s do not run", g.setting, strings.Join(fresh, ", ")))
+			notify(fmt.Sprintf("hooks: %s is set, so the hooks of %s do not run", setting, strings.Join(fresh, ", ")))
 		}
 	}
 }

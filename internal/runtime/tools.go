@@ -33,11 +33,15 @@ func (t *thread) offerTools(context.Context) error {
 		}
 	}
 	t.registry = tool.NewRegistry(tools...)
+	if t.parent == nil {
+		s.watching = &watching{s: s}
+	}
 	t.env = &tool.Env{
 		SessionID:  s.sessionID,
 		ProjectDir: t.cwd,
-		Shell:      shell.New(t.cwd, s.procEnv),
+		Shell:      shell.New(t.cwd, s.sessionEnv()),
 		Files:      tool.NewFileState(),
+		Writes:     &s.watching.writes,
 		Model:      tool.ModelCaller{Provider: t.provider(), Small: s.small, Main: t.model.ID},
 		ScratchDir: t.scratchDir(),
 		Modes:      modes{t.checker},
