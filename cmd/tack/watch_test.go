@@ -169,6 +169,13 @@ func (e *env) start(args ...string) *live {
 // prompt sends one user message and returns the result of its run.
 func (l *live) prompt(text string) map[string]any {
 	l.t.Helper()
+	l.send(text)
+	return l.result(text)
+}
+
+// send sends one user message.
+func (l *live) send(text string) {
+	l.t.Helper()
 	msg, err := json.Marshal(map[string]any{"type": "user", "session_id": "", "parent_tool_use_id": nil,
 		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": text}}}})
 	if err != nil {
@@ -177,6 +184,11 @@ func (l *live) prompt(text string) map[string]any {
 	if _, err := l.in.Write(append(msg, '\n')); err != nil {
 		l.t.Fatalf("write stdin: %v\n%s", err, l.stderr.String())
 	}
+}
+
+// result reads the output up to the result of the run of text.
+func (l *live) result(text string) map[string]any {
+	l.t.Helper()
 	timeout := time.After(hang)
 	for {
 		select {
@@ -208,7 +220,8 @@ func (l *live) end() {
 // call's PreToolUse and PostToolUse, with the old and new directories;
 // every later payload's cwd is the new one; a call that does not move
 // fires nothing; the watchPaths a CwdChanged hook answers with are watched
-// (a file made there fires FileChanged).
+// (a file made there fires FileChanged, during the turn, and the context
+// of its hook reaches the model with the next request).
 func TestCwdChangedAfterCd(t *testing.T) {
 	e := newEnv(t)
 	e.write("sub/keep", "")
@@ -219,6 +232,8 @@ func TestCwdChangedAfterCd(t *testing.T) {
 	hooks := hooktest.LoggingHooks(log, hook.PreToolUse, hook.PostToolUse, hook.CwdChanged, hook.FileChanged)
 	hooks["CwdChanged"] = append(hooks["CwdChanged"].([]any), map[string]any{"hooks": []any{map[string]any{"type": "command",
 		"command": fmt.Sprintf(`echo '{"hookSpecificOutput":{"hookEventName":"CwdChanged","watchPaths":[%q]}}'`, envrc)}}})
+	hooks["FileChanged"] = append(hooks["FileChanged"].([]any), map[string]any{"hooks": []any{map[string]any{"type": "command",
+		"command": `echo '{"hookSpecificOutput":{"hookEventName":"FileChanged","additionalContext":"the environment changed"}}'`}}})
 	e.settings("settings.json", e.hookSettings(hooks, nil))
 	// The session waits, in a command of its own, for the FileChanged of
 	// the file it made: it ends once that hook has logged.
@@ -269,11 +284,21 @@ func TestCwdChangedAfterCd(t *testing.T) {
 	if fc.String("file_path") != envrc || fc.String("event") != "add" {
 		t.Errorf("FileChanged %s", fc.Raw)
 	}
+	reqs := e.srv.Requests()
+	for i, r := range reqs {
+		// The context joins the request after the command that waited
+		// for the hook: the last one.
+		has := strings.Contains(r.LastUserText(), "FileChanged hook additional context: the environment changed")
+		if has != (i == len(reqs)-1) {
+			t.Errorf("request %d carries the FileChanged context: %v", i, has)
+		}
+	}
 }
 
 // TestFileChangedAfterAnotherProcessEdits: between two prompts of a live
-// session, another process edits two files the session read. FileChanged
-// fires once for each, with the absolute path; the hook whose matcher
+// session, another process edits two files the session read, and one a
+// SessionStart hook asked to watch. FileChanged fires once for each, with
+// the absolute path; the hook whose matcher
 // names notes.txt fires for that file only, and the context it gives
 // reaches the model with the next prompt. The file the session read, then
 // wrote itself, fires nothing.
@@ -288,6 +313,11 @@ func TestFileChangedAfterAnotherProcessEdits(t *testing.T) {
 	hooks := hooktest.LoggingHooks(all, hook.FileChanged)
 	hooks["FileChanged"] = append(hooks["FileChanged"].([]any), map[string]any{"matcher": "notes.txt", "hooks": []any{map[string]any{"type": "command",
 		"command": fmt.Sprintf(`{ cat; echo; } >> %q; echo '{"hookSpecificOutput":{"hookEventName":"FileChanged","additionalContext":"notes.txt changed on disk"}}'`, matched)}}})
+	// A file never read, watched because a SessionStart hook asked.
+	makefile := filepath.Join(dir, "Makefile")
+	e.write("Makefile", "all:\n")
+	hooks["SessionStart"] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command",
+		"command": fmt.Sprintf(`echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","watchPaths":[%q]}}'`, makefile)}}}}
 	e.settings("settings.json", e.hookSettings(hooks, nil))
 	e.srv.Append(
 		llmtest.Reply(llmtest.ToolUse("Read", map[string]any{"file_path": notes}), llmtest.ToolUse("Read", map[string]any{"file_path": other}),
@@ -300,7 +330,8 @@ func TestFileChangedAfterAnotherProcessEdits(t *testing.T) {
 	if res := l.prompt("read the lists"); res["is_error"] != false {
 		t.Fatalf("first prompt: %v\n%s", res, l.stderr.String())
 	}
-	// Someone else edits the lists, one after the other.
+	// Someone else edits the files, one after the other.
+	replace(t, makefile, "all: test\n")
 	replace(t, other, "eggs\nham\n")
 	replace(t, notes, "milk\nbutter\n")
 	waitFor(t, "the hook of notes.txt", fileHas(matched, "notes.txt"))
@@ -319,7 +350,7 @@ func TestFileChangedAfterAnotherProcessEdits(t *testing.T) {
 	}
 	// Files are reported in the order they moved: mine.txt, which the
 	// session wrote first, would come before the others.
-	if want := []string{"change " + other, "change " + notes}; !slices.Equal(changes, want) {
+	if want := []string{"change " + makefile, "change " + other, "change " + notes}; !slices.Equal(changes, want) {
 		t.Errorf("FileChanged for %q, want %q", changes, want)
 	}
 	if got := hooktest.ReadLog(t, matched); len(got) != 1 || got[0].String("file_path") != notes {
@@ -341,13 +372,16 @@ func TestFileChangedAfterAnotherProcessEdits(t *testing.T) {
 // the session waits for its next prompt. A malformed edit fires
 // ConfigChange, is reported with its file and line, and changes nothing;
 // the next edit fires ConfigChange again and is read: the deny rule it
-// adds holds for the next tool call.
+// adds holds for the next tool call. A skill edited fires ConfigChange
+// with source skills.
 func TestConfigChangeReloadsTheSettings(t *testing.T) {
 	e := newEnv(t)
 	log := filepath.Join(t.TempDir(), "hooks.jsonl")
 	hooks := hooktest.LoggingHooks(log, hook.ConfigChange)
 	e.settings("settings.json", e.hookSettings(hooks, nil))
+	e.write(".claude/skills/lint/SKILL.md", "---\ndescription: Lints\n---\nLint.\n")
 	path := filepath.Join(e.realDir(), ".claude", "settings.json")
+	skill := filepath.Join(e.realDir(), ".claude", "skills", "lint", "SKILL.md")
 	e.srv.Append(
 		llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "echo one"})),
 		llmtest.Reply(llmtest.Text("ran one")),
@@ -369,6 +403,11 @@ func TestConfigChangeReloadsTheSettings(t *testing.T) {
 	replace(t, path, denied)
 	waitFor(t, "the settings read again", func() bool { return strings.Contains(l.stderr.String(), "settings: read "+path+" again") })
 
+	// A skill edited: ConfigChange with source skills (skills are taken
+	// up by the next session; nothing is read again).
+	replace(t, skill, "---\ndescription: Lints harder\n---\nLint.\n")
+	waitFor(t, "the ConfigChange of the skill", fileHas(log, `"source":"skills"`))
+
 	res := l.prompt("run two")
 	l.end()
 	reqs := e.srv.Requests()
@@ -383,29 +422,38 @@ func TestConfigChangeReloadsTheSettings(t *testing.T) {
 	if !strings.Contains(stderr, "the session keeps its settings") {
 		t.Errorf("the malformed edit is not said to change nothing:\n%s", stderr)
 	}
-	got := hooktest.ReadLog(t, log)
-	if len(got) != 2 {
-		t.Fatalf("%d ConfigChange payloads, want one per edit", len(got))
+	var changes []string
+	for _, p := range hooktest.ReadLog(t, log) {
+		changes = append(changes, p.String("source")+" "+p.String("file_path"))
 	}
-	for _, p := range got {
-		if p.String("source") != "project_settings" || p.String("file_path") != path {
-			t.Errorf("ConfigChange %s", p.Raw)
-		}
+	if want := []string{"project_settings " + path, "project_settings " + path, "skills " + skill}; !slices.Equal(changes, want) {
+		t.Errorf("ConfigChange %q, want one per edit: %q", changes, want)
+	}
+	if strings.Count(stderr, "again") != 1 {
+		t.Errorf("the settings were read again other than once:\n%s", stderr)
 	}
 }
 
 // TestConfigChangeHookBlocks: a ConfigChange hook that blocks keeps the old
 // settings, and the user is told: the deny rule of the edit does not hold.
+// A change of the managed settings applies even so.
 func TestConfigChangeHookBlocks(t *testing.T) {
 	e := newEnv(t)
-	hooks := map[string]any{"ConfigChange": []any{map[string]any{"matcher": "project_settings", "hooks": []any{
+	hooks := map[string]any{"ConfigChange": []any{map[string]any{"matcher": "project_settings|policy_settings", "hooks": []any{
 		map[string]any{"type": "command", "command": "echo 'settings are frozen' >&2; exit 2"}}}}}
 	e.settings("settings.json", e.hookSettings(hooks, nil))
 	path := filepath.Join(e.realDir(), ".claude", "settings.json")
+	managed := filepath.Join(t.TempDir(), "managed-settings.json")
+	if err := os.WriteFile(managed, []byte(`{}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.extra = []string{"TACK_MANAGED_SETTINGS=" + managed}
 	e.srv.Append(
 		llmtest.Reply(llmtest.Text("ready")),
 		llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "echo two"})),
 		llmtest.Reply(llmtest.Text("ran two")),
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "echo three"})),
+		llmtest.Reply(llmtest.Text("tried three")),
 	)
 	l := e.start("--dangerously-skip-permissions")
 	l.prompt("wait")
@@ -414,7 +462,6 @@ func TestConfigChangeHookBlocks(t *testing.T) {
 		return strings.Contains(l.stderr.String(), "a hook blocked the change of "+path+"; the session keeps its settings: settings are frozen")
 	})
 	l.prompt("run two")
-	l.end()
 	reqs := e.srv.Requests()
 	results := reqs[len(reqs)-1].ToolResults()
 	if len(results) != 1 || results[0].IsError || !strings.Contains(llm.TextOf(results[0].Content), "two") {
@@ -422,6 +469,23 @@ func TestConfigChangeHookBlocks(t *testing.T) {
 	}
 	if strings.Contains(l.stderr.String(), "again") {
 		t.Errorf("the blocked settings were read:\n%s", l.stderr.String())
+	}
+
+	// The managed settings always apply: the block is reported, the
+	// settings are read again (the project's edit with them).
+	replace(t, managed, `{"permissions": {"deny": ["Bash(echo three)"]}}`)
+	waitFor(t, "the managed settings read again", func() bool {
+		return strings.Contains(l.stderr.String(), "settings: read "+managed+" again")
+	})
+	if !strings.Contains(l.stderr.String(), "a hook blocked the change of "+managed+", but the managed settings always apply: settings are frozen") {
+		t.Errorf("the block of the managed settings is not reported:\n%s", l.stderr.String())
+	}
+	l.prompt("run three")
+	l.end()
+	reqs = e.srv.Requests()
+	results = reqs[len(reqs)-1].ToolResults()
+	if len(results) != 1 || !results[0].IsError || !strings.Contains(llm.TextOf(results[0].Content), "Bash(echo three)") {
+		t.Fatalf("echo three was not denied by the managed rule: %+v\nstderr:\n%s", results, l.stderr.String())
 	}
 }
 
@@ -492,4 +556,47 @@ func TestFileChangedNamesFollowTheCwd(t *testing.T) {
 	if want := []string{"add " + filepath.Join(dir, ".env"), "add " + filepath.Join(dir, "sub", ".env")}; !slices.Equal(got, want) {
 		t.Errorf("FileChanged %q, want %q", got, want)
 	}
+}
+
+// TestConfigChangeReachesARunningSubagent: the settings read again while a
+// subagent runs hold for its next call.
+func TestConfigChangeReachesARunningSubagent(t *testing.T) {
+	e := newEnv(t)
+	hooks := hooktest.LoggingHooks(filepath.Join(t.TempDir(), "log"), hook.ConfigChange)
+	e.settings("settings.json", e.hookSettings(hooks, nil))
+	e.write(".claude/agents/worker.md", "---\nname: worker\ndescription: Works\ntools: Bash\n---\nYou work.\n")
+	path := filepath.Join(e.realDir(), ".claude", "settings.json")
+	started, goOn := filepath.Join(t.TempDir(), "started"), filepath.Join(t.TempDir(), "go")
+	wait := fmt.Sprintf(`touch %q; for i in $(seq 600); do [ -e %q ] && exit 0; sleep 0.1; done; exit 1`, started, goOn)
+	e.srv.Append(
+		llmtest.Turn{When: llmtest.FirstUserContains("delegate"), Content: []llm.Block{llmtest.ToolUse("Agent",
+			map[string]any{"subagent_type": "worker", "description": "work", "prompt": "CHILD-JOB"})}},
+		llmtest.Turn{When: llmtest.FirstUserContains("CHILD-JOB"), Content: []llm.Block{llmtest.ToolUse("Bash", map[string]any{"command": wait})}},
+		llmtest.Turn{When: llmtest.FirstUserContains("CHILD-JOB"), Content: []llm.Block{llmtest.ToolUse("Bash", map[string]any{"command": "echo sub"})}},
+		llmtest.Turn{When: llmtest.FirstUserContains("CHILD-JOB"), Content: []llm.Block{llmtest.Text("child done")}},
+		llmtest.Turn{When: llmtest.FirstUserContains("delegate"), Content: []llm.Block{llmtest.Text("delegated")}},
+	)
+	l := e.start("--dangerously-skip-permissions")
+	l.send("delegate")
+	waitFor(t, "the subagent's first command", func() bool { _, err := os.Stat(started); return err == nil })
+	replace(t, path, e.hookSettings(hooks, map[string]any{"permissions": map[string]any{"deny": []string{"Bash(echo sub)"}}}))
+	waitFor(t, "the settings read again", func() bool { return strings.Contains(l.stderr.String(), "settings: read "+path+" again") })
+	if err := os.WriteFile(goOn, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := l.result("delegate"); res["is_error"] != false {
+		t.Fatalf("result %v\n%s", res, l.stderr.String())
+	}
+	l.end()
+	for _, r := range e.srv.Requests() {
+		if r.TurnIndex != 3 { // the request answered by "child done"
+			continue
+		}
+		results := r.ToolResults()
+		if len(results) != 1 || !results[0].IsError || !strings.Contains(llm.TextOf(results[0].Content), "Bash(echo sub)") {
+			t.Fatalf("the subagent's echo sub was not denied by the new rule: %+v", results)
+		}
+		return
+	}
+	t.Fatal("the subagent never got to its last turn")
 }

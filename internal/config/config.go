@@ -179,7 +179,7 @@ func Load(opts LoadOptions) (*Merged, error) {
 // Files are the settings files Load reads with opts, lowest precedence
 // first, whether they exist or not (inline --settings JSON is no file).
 func (opts LoadOptions) Files() []Source {
-	opts, cands, managed, _, err := opts.candidates()
+	_, cands, managed, _, err := opts.candidates()
 	if err != nil {
 		return nil
 	}

@@ -40,11 +40,16 @@ func (s *Session) loadSettings(context.Context) error {
 // readSettings reads the settings files for cwd, checking every permission
 // rule and hook filter with the permission grammar.
 func readSettings(cfg Config, cwd string, getenv func(string) string) (*config.Merged, error) {
-	opts, err := config.SessionLoad(cwd, cfg.Settings, cfg.SettingSources, cfg.Untrusted, getenv, permission.CheckRule)
+	opts, err := loadOptions(cfg, cwd, getenv)
 	if err != nil {
 		return nil, err
 	}
 	return config.Load(opts)
+}
+
+// loadOptions say which settings files the session reads, and how.
+func loadOptions(cfg Config, cwd string, getenv func(string) string) (config.LoadOptions, error) {
+	return config.SessionLoad(cwd, cfg.Settings, cfg.SettingSources, cfg.Untrusted, getenv, permission.CheckRule)
 }
 
 // optionalTexts keeps the difference between an unset list (nil: no

@@ -21,14 +21,18 @@ import (
 //     (the file tools' FileState), the paths its SessionStart, CwdChanged
 //     and FileChanged hooks answered with (watchPaths), and the file names
 //     its FileChanged matchers list (".envrc|.env") in the working
-//     directory, which follow the directory when it moves. The hooks run as soon as the file has been still for a
-//     moment, within a turn or between turns; the context they add reaches
-//     the model with the next request (the next prompt's, between turns).
-//   - ConfigChange, when a settings file (user, project, local, managed)
-//     or a skill folder changed. Unless a hook blocks (which a change of
-//     the managed settings ignores), the settings are read again
-//     (reloadSettings says what a running session takes of them); skills
-//     are reported, and a session takes them up when it starts.
+//     directory, which follow the directory when it moves. The hooks run
+//     as soon as the file has been still for a moment, within a turn or
+//     between turns; the context they add reaches the model with the next
+//     request (the next prompt's, between turns). Commands the session runs
+//     are other processes: what they write is reported.
+//   - ConfigChange, when a settings file (user, project, local, managed;
+//     not a --settings file, which has no source) or a file in a skill
+//     folder changed. Unless a hook blocks (which a change of the managed
+//     settings ignores), the settings files are read again, all of them
+//     (reloadSettings says what a running session takes of them): a
+//     blocked edit holds off until the next change that is read. Skills
+//     are reported only; a session takes them up when it starts.
 //   - CwdChanged, when a command left the main thread's shell in another
 //     directory: a cd, or the fall back from a directory that vanished
 //     (the directory the next commands run in did change, and a hook that
@@ -36,9 +40,9 @@ import (
 //     new directory from then on. A subagent's cd moves only its own shell
 //     and fires nothing.
 //
-// The watcher starts with the main thread when a FileChanged or
-// ConfigChange hook is configured, or once a reload brings one: a session
-// without them starts none, and reads its settings once.
+// The watcher starts with the session when a FileChanged or ConfigChange
+// hook is configured, or once a reload brings one: a session without them
+// starts none, and reads its settings once.
 
 // Who watches a path, in the session's watcher.
 const (
@@ -119,7 +123,7 @@ func (wg *watching) refresh() {
 // wg.mu.
 func (wg *watching) watchSettings() {
 	s := wg.s
-	opts, err := config.SessionLoad(s.cwd, s.cfg.Settings, s.cfg.SettingSources, s.cfg.Untrusted, optionsEnv(s.cfg.Env), nil)
+	opts, err := loadOptions(s.cfg, s.cwd, optionsEnv(s.cfg.Env))
 	if err != nil {
 		return // the session could not have started
 	}
@@ -188,10 +192,10 @@ func (wg *watching) moved(dir string) {
 	}
 }
 
-// report tells the user what could not be watched.
+// report tells the user what could not be watched (the error names it).
 func (wg *watching) report(err error) {
 	if err != nil {
-		wg.s.notify("FileChanged: " + err.Error())
+		wg.s.notify(err.Error())
 	}
 }
 
