@@ -212,7 +212,12 @@ func (s *Session) addRules(u PermissionUpdate) error {
 		return err
 	}
 	for _, text := range u.Rules {
-		if _, err := config.AddPermissionRule(file.Path, u.Behavior, text); err != nil {
+		// The session's own write: its watcher does not take it for an
+		// edit of the settings (ConfigChange).
+		if err := s.watching.writes.Do(file.Path, func() error {
+			_, err := config.AddPermissionRule(file.Path, u.Behavior, text)
+			return err
+		}); err != nil {
 			return err
 		}
 		s.metaMu.Lock()
