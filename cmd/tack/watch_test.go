@@ -220,8 +220,7 @@ func (l *live) end() {
 // call's PreToolUse and PostToolUse, with the old and new directories;
 // every later payload's cwd is the new one; a call that does not move
 // fires nothing; the watchPaths a CwdChanged hook answers with are watched
-// (a file made there fires FileChanged, during the turn, and the context
-// of its hook reaches the model with the next request).
+// (a file made there fires FileChanged, during the turn).
 func TestCwdChangedAfterCd(t *testing.T) {
 	e := newEnv(t)
 	e.write("sub/keep", "")
@@ -232,8 +231,6 @@ func TestCwdChangedAfterCd(t *testing.T) {
 	hooks := hooktest.LoggingHooks(log, hook.PreToolUse, hook.PostToolUse, hook.CwdChanged, hook.FileChanged)
 	hooks["CwdChanged"] = append(hooks["CwdChanged"].([]any), map[string]any{"hooks": []any{map[string]any{"type": "command",
 		"command": fmt.Sprintf(`echo '{"hookSpecificOutput":{"hookEventName":"CwdChanged","watchPaths":[%q]}}'`, envrc)}}})
-	hooks["FileChanged"] = append(hooks["FileChanged"].([]any), map[string]any{"hooks": []any{map[string]any{"type": "command",
-		"command": `echo '{"hookSpecificOutput":{"hookEventName":"FileChanged","additionalContext":"the environment changed"}}'`}}})
 	e.settings("settings.json", e.hookSettings(hooks, nil))
 	// The session waits, in a command of its own, for the FileChanged of
 	// the file it made: it ends once that hook has logged.
@@ -264,17 +261,24 @@ func TestCwdChangedAfterCd(t *testing.T) {
 			order = append(order, fmt.Sprintf("%s in %s", p.Event, p.String("cwd")))
 		}
 	}
+	// The FileChanged of .envrc comes once the file is still: after the
+	// command that made it, before the end of the one that waits for it.
+	fileChanged := slices.Index(order, "FileChanged in "+sub)
+	made := slices.Index(order, "PostToolUse echo A=1 > .envrc in "+sub)
+	if fileChanged < made || fileChanged != len(order)-2 {
+		t.Errorf("FileChanged at %d, want after %d and before the last PostToolUse: %q", fileChanged, made, order)
+	}
+	if fileChanged >= 0 {
+		order = slices.Delete(order, fileChanged, fileChanged+1)
+	}
 	want := []string{
 		"PreToolUse cd sub in " + dir, "CwdChanged in " + sub, "PostToolUse cd sub in " + sub,
 		"PreToolUse pwd in " + sub, "PostToolUse pwd in " + sub,
 		"PreToolUse echo A=1 > .envrc in " + sub, "PostToolUse echo A=1 > .envrc in " + sub,
-		"PreToolUse " + waitForFileChanged + " in " + sub,
+		"PreToolUse " + waitForFileChanged + " in " + sub, "PostToolUse " + waitForFileChanged + " in " + sub,
 	}
-	// The FileChanged of .envrc comes once the file is still, while the
-	// last command waits for it.
-	if len(order) != len(want)+2 || !slices.Equal(order[:len(want)], want) ||
-		order[len(want)] != "FileChanged in "+sub || order[len(want)+1] != "PostToolUse "+waitForFileChanged+" in "+sub {
-		t.Fatalf("events\n got %q\nwant %q, then FileChanged and the last PostToolUse", order, want)
+	if !slices.Equal(order, want) {
+		t.Fatalf("events\n got %q\nwant %q", order, want)
 	}
 	cwd := hooktest.Only(got, hook.CwdChanged)[0]
 	if cwd.String("old_cwd") != dir || cwd.String("new_cwd") != sub || cwd.String("permission_mode") != "bypassPermissions" {
@@ -284,24 +288,16 @@ func TestCwdChangedAfterCd(t *testing.T) {
 	if fc.String("file_path") != envrc || fc.String("event") != "add" {
 		t.Errorf("FileChanged %s", fc.Raw)
 	}
-	reqs := e.srv.Requests()
-	for i, r := range reqs {
-		// The context joins the request after the command that waited
-		// for the hook: the last one.
-		has := strings.Contains(r.LastUserText(), "FileChanged hook additional context: the environment changed")
-		if has != (i == len(reqs)-1) {
-			t.Errorf("request %d carries the FileChanged context: %v", i, has)
-		}
-	}
 }
 
-// TestFileChangedAfterAnotherProcessEdits: between two prompts of a live
-// session, another process edits two files the session read, and one a
-// SessionStart hook asked to watch. FileChanged fires once for each, with
-// the absolute path; the hook whose matcher
-// names notes.txt fires for that file only, and the context it gives
-// reaches the model with the next prompt. The file the session read, then
-// wrote itself, fires nothing.
+// TestFileChangedAfterAnotherProcessEdits: in a live session, another
+// process edits two files the session read and one a SessionStart hook
+// asked to watch, between two prompts, then one of them again while a
+// command of the session runs. FileChanged fires once for each change,
+// with the absolute path; the hook whose matcher names notes.txt fires for
+// that file only, and the context it gives reaches the model with the next
+// request: the next prompt's, or the one after the command. The file the
+// session read, then wrote itself, fires nothing.
 func TestFileChangedAfterAnotherProcessEdits(t *testing.T) {
 	e := newEnv(t)
 	e.write("notes.txt", "milk\n")
@@ -311,22 +307,30 @@ func TestFileChangedAfterAnotherProcessEdits(t *testing.T) {
 	notes, other, mine := filepath.Join(dir, "notes.txt"), filepath.Join(dir, "other.txt"), filepath.Join(dir, "mine.txt")
 	all, matched := filepath.Join(t.TempDir(), "all.jsonl"), filepath.Join(t.TempDir(), "notes.jsonl")
 	hooks := hooktest.LoggingHooks(all, hook.FileChanged)
+	// The hook of notes.txt says so to the user too: tack shows it once the
+	// context is queued, which tells the test the change was taken in.
 	hooks["FileChanged"] = append(hooks["FileChanged"].([]any), map[string]any{"matcher": "notes.txt", "hooks": []any{map[string]any{"type": "command",
-		"command": fmt.Sprintf(`{ cat; echo; } >> %q; echo '{"hookSpecificOutput":{"hookEventName":"FileChanged","additionalContext":"notes.txt changed on disk"}}'`, matched)}}})
+		"command": fmt.Sprintf(`{ cat; echo; } >> %q; echo '{"systemMessage":"notes.txt was edited","hookSpecificOutput":{"hookEventName":"FileChanged","additionalContext":"notes.txt changed on disk"}}'`, matched)}}})
 	// A file never read, watched because a SessionStart hook asked.
 	makefile := filepath.Join(dir, "Makefile")
 	e.write("Makefile", "all:\n")
 	hooks["SessionStart"] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command",
 		"command": fmt.Sprintf(`echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","watchPaths":[%q]}}'`, makefile)}}}}
 	e.settings("settings.json", e.hookSettings(hooks, nil))
+	started, goOn := filepath.Join(t.TempDir(), "started"), filepath.Join(t.TempDir(), "go")
+	wait := fmt.Sprintf(`touch %q; for i in $(seq 600); do [ -e %q ] && exit 0; sleep 0.1; done; exit 1`, started, goOn)
 	e.srv.Append(
 		llmtest.Reply(llmtest.ToolUse("Read", map[string]any{"file_path": notes}), llmtest.ToolUse("Read", map[string]any{"file_path": other}),
 			llmtest.ToolUse("Read", map[string]any{"file_path": mine})),
 		llmtest.Reply(llmtest.ToolUse("Write", map[string]any{"file_path": mine, "content": "bread\n"})),
 		llmtest.Reply(llmtest.Text("read them")),
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": wait})),
 		llmtest.Reply(llmtest.Text("noted")),
 	)
-	l := e.start("--permission-mode", "acceptEdits")
+	l := e.start("--permission-mode", "acceptEdits", "--allowedTools", "Bash")
+	edited := func(n int) func() bool {
+		return func() bool { return strings.Count(l.stderr.String(), "notes.txt was edited") == n }
+	}
 	if res := l.prompt("read the lists"); res["is_error"] != false {
 		t.Fatalf("first prompt: %v\n%s", res, l.stderr.String())
 	}
@@ -334,9 +338,16 @@ func TestFileChangedAfterAnotherProcessEdits(t *testing.T) {
 	replace(t, makefile, "all: test\n")
 	replace(t, other, "eggs\nham\n")
 	replace(t, notes, "milk\nbutter\n")
-	waitFor(t, "the hook of notes.txt", fileHas(matched, "notes.txt"))
-	waitFor(t, "the logging hook of notes.txt", fileHas(all, "notes.txt"))
-	if res := l.prompt("anything new?"); res["is_error"] != false {
+	waitFor(t, "the hooks of notes.txt", edited(1))
+	// Then once more while the session's command runs.
+	l.send("anything new?")
+	waitFor(t, "the session's command", func() bool { _, err := os.Stat(started); return err == nil })
+	replace(t, notes, "milk\nbutter\njam\n")
+	waitFor(t, "the hooks of notes.txt, again", edited(2))
+	if err := os.WriteFile(goOn, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := l.result("anything new?"); res["is_error"] != false {
 		t.Fatalf("second prompt: %v\n%s", res, l.stderr.String())
 	}
 	l.end()
@@ -350,21 +361,27 @@ func TestFileChangedAfterAnotherProcessEdits(t *testing.T) {
 	}
 	// Files are reported in the order they moved: mine.txt, which the
 	// session wrote first, would come before the others.
-	if want := []string{"change " + makefile, "change " + other, "change " + notes}; !slices.Equal(changes, want) {
+	if want := []string{"change " + makefile, "change " + other, "change " + notes, "change " + notes}; !slices.Equal(changes, want) {
 		t.Errorf("FileChanged for %q, want %q", changes, want)
 	}
-	if got := hooktest.ReadLog(t, matched); len(got) != 1 || got[0].String("file_path") != notes {
+	if got := hooktest.ReadLog(t, matched); len(got) != 2 || got[0].String("file_path") != notes || got[1].String("file_path") != notes {
 		t.Errorf("the notes.txt hook ran for %d changes: %v", len(got), got)
 	}
+	// The requests: the first prompt's three, the second prompt's, the one
+	// after its command.
 	reqs := e.srv.Requests()
-	if last := reqs[len(reqs)-1].LastUserText(); !strings.Contains(last, "FileChanged hook additional context: notes.txt changed on disk") ||
-		!strings.Contains(last, "anything new?") {
-		t.Errorf("the second prompt's request does not carry the hook's context:\n%s", last)
+	if len(reqs) != 5 {
+		t.Fatalf("%d requests, want 5", len(reqs))
 	}
-	for _, r := range reqs[:len(reqs)-1] {
-		if strings.Contains(r.LastUserText(), "notes.txt changed on disk") {
-			t.Errorf("request %d carries the context of a change that had not happened", r.TurnIndex)
+	for i, r := range reqs {
+		text := r.LastUserText()
+		n := strings.Count(text, "FileChanged hook additional context: notes.txt changed on disk")
+		if want := map[int]int{3: 1, 4: 1}[i]; n != want {
+			t.Errorf("request %d carries the context %d times, want %d:\n%s", i, n, want, text)
 		}
+	}
+	if !strings.Contains(reqs[3].LastUserText(), "anything new?") {
+		t.Errorf("request 3 is not the second prompt's: %s", reqs[3].LastUserText())
 	}
 }
 

@@ -236,14 +236,16 @@ func (wg *watching) changed(ev watch.Event) {
 }
 
 // fileChanged runs the FileChanged hooks of one change; the context they
-// give joins the next request.
+// give joins the next request. What they say is shown last: once the user
+// sees it, the context is on its way.
 func (s *Session) fileChanged(ev watch.Event) {
 	out := s.main.hooks.Run(s.ctx, &hook.FileChangedInput{Base: s.main.hookBase(), FilePath: ev.Path, Event: string(ev.Kind)})
-	s.showHookMessages(out)
 	if len(out.AdditionalContext) > 0 {
+		// The text of hook.ContextBlock, which Announce puts in a reminder.
 		s.main.engine.Announce(string(hook.FileChanged) + " hook additional context: " + out.Context())
 	}
 	s.watching.ask(out.WatchPaths)
+	s.showHookMessages(out)
 }
 
 // configChanged runs the ConfigChange hooks of a changed settings file or
