@@ -59,14 +59,23 @@ func start(ctx context.Context, opts Options) (*runtime.Session, error) {
 		return nil, err
 	}
 	s, err := runtime.New(ctx, cfg)
+	if err != nil {
+		return nil, startError(err)
+	}
+	return s, nil
+}
+
+// startError gives the runtime's start-up errors that callers test for
+// their public form.
+func startError(err error) error {
 	var untrusted *runtime.UntrustedWorkspaceError
 	switch {
 	case errors.As(err, &untrusted):
-		return nil, &UntrustedWorkspaceError{Dir: untrusted.Dir, Setting: untrusted.Setting}
+		return &UntrustedWorkspaceError{Dir: untrusted.Dir, Setting: untrusted.Setting}
 	case errors.Is(err, runtime.ErrNoCredentials):
-		return nil, ErrNoCredentials
+		return ErrNoCredentials
 	}
-	return s, err
+	return err
 }
 
 // runPrompt runs one prompt of a session, sending what it produces to out.

@@ -35,6 +35,11 @@ const (
 	// Options.IncludeHookEvents.
 	SubtypeHookStarted  = "hook_started"
 	SubtypeHookResponse = "hook_response"
+	// SubtypeHookStatus reports that a hook with a statusMessage started
+	// or ended, with Options.HookStatusMessages. Its Fields: hook_id,
+	// hook_name, hook_event, status_message, and running (true when it
+	// starts, false when it ends).
+	SubtypeHookStatus = "hook_status"
 	// SubtypeSessionStateChanged reports the state of a Client (StateRunning…),
 	// with Options.SessionStateMessages.
 	SubtypeSessionStateChanged = "session_state_changed"

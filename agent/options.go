@@ -118,8 +118,16 @@ type Options struct {
 	Hooks map[HookEvent][]HookMatcher
 	// IncludeHookEvents yields hook_started / hook_response system messages.
 	IncludeHookEvents bool
-	// OnElicitation answers an MCP server that asks the user for input; nil
-	// declines every request (and says so through Notify).
+	// HookStatusMessages yields a system message of subtype
+	// SubtypeHookStatus when a hook with a statusMessage starts, and
+	// another when it ends, so that a UI can show the message while the
+	// hook runs (the terminal UI shows it by its spinner). Claude Code has
+	// no such message, so print mode and stream-json never ask for it.
+	HookStatusMessages bool
+	// OnElicitation answers an MCP server that asks the user for input,
+	// unless a HookElicitation hook answered first; HookElicitationResult
+	// hooks see its answer and may change it. Nil declines every request
+	// no hook answered (and says so through Notify).
 	OnElicitation func(ctx context.Context, e Elicitation) (ElicitationAnswer, error)
 	// OnMCPProgress receives the progress notifications of MCP tool calls.
 	OnMCPProgress func(p MCPProgress)
@@ -259,7 +267,7 @@ func (o Options) config() (runtime.Config, error) {
 		Cwd: o.Cwd, SessionID: o.SessionID,
 		Continue: o.Continue, Resume: o.Resume, ForkSession: o.ForkSession, ResumeSessionAt: o.ResumeSessionAt,
 		MaxTurns: o.MaxTurns, MaxBudgetUSD: o.MaxBudgetUSD, Betas: o.Betas, Untrusted: o.Untrusted,
-		Hooks: callbackHooks(o.Hooks), IncludeHookEvents: o.IncludeHookEvents,
+		Hooks: callbackHooks(o.Hooks), IncludeHookEvents: o.IncludeHookEvents, HookStatus: o.HookStatusMessages,
 		Agents: agentDefs(o.Agents), JSONSchema: o.JSONSchema,
 		MCPServers: mcpServers, InProcessMCP: inProcess, Sandbox: o.Sandbox.sandbox(), FileCheckpointing: o.FileCheckpointing,
 		Approve:       o.CanUseTool.approve(),

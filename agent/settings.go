@@ -1,7 +1,10 @@
 package agent
 
 import (
+	"context"
+
 	"github.com/tackcode/tack/internal/config"
+	"github.com/tackcode/tack/internal/runtime"
 )
 
 // Settings are the settings a session runs under, as it read them when it
@@ -99,4 +102,53 @@ func hookRun(h config.Hook) string {
 		return h.Server + " " + h.Tool
 	}
 	return h.Command
+}
+
+// HookEntry is one hook of a session: the event it fires on, its matcher,
+// what it runs, whose it is and where it is defined, and whether it runs.
+type HookEntry struct {
+	Event   HookEvent
+	Matcher string // "" for every subject
+	// Type is command, http, prompt, agent, mcp_tool or callback; Run is
+	// what it runs (the command, URL, prompt, "server tool", callback id).
+	Type, Run string
+	// Source is whose hook it is: a settings scope ("user", "project",
+	// "local", "managed", "flag"), "plugin:NAME", "skill:NAME",
+	// "agent:NAME" or "sdk" (Options.Hooks). Origin is the file and line
+	// that define it; "" for callbacks.
+	Source, Origin string
+	// Runs is false when disableAllHooks or allowManagedHooksOnly keeps the
+	// hook from running; Note then names the setting. Note also says when a
+	// hook runs only in part of a session ("while skill deploy is active",
+	// "in agent reviewer").
+	Runs bool
+	Note string
+}
+
+// Hooks lists the hooks of the session, in the order of HookEvents, with
+// the hooks of skills and agents, which run only while those are active.
+func (c *Client) Hooks() []HookEntry { return hookEntries(c.s.Hooks()) }
+
+// ListHooks lists the hooks a session started with opts would have,
+// without starting one: the settings and extensions are read as a session
+// reads them (workspace trust included), and nothing runs — no credentials
+// are needed, no MCP server starts, no hook runs. A malformed file is an
+// error naming its file, line and column.
+func ListHooks(ctx context.Context, opts Options) ([]HookEntry, error) {
+	cfg, err := opts.config()
+	if err != nil {
+		return nil, err
+	}
+	list, err := runtime.ListHooks(ctx, cfg)
+	if err != nil {
+		return nil, startError(err)
+	}
+	return hookEntries(list), nil
+}
+
+func hookEntries(list []runtime.HookEntry) []HookEntry {
+	return convert(list, func(e runtime.HookEntry) HookEntry {
+		return HookEntry{Event: HookEvent(e.Event), Matcher: e.Matcher, Type: e.Type, Run: e.Run,
+			Source: e.Source, Origin: e.Origin, Runs: e.Runs, Note: e.Note}
+	})
 }

@@ -142,12 +142,7 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 	} else {
 		opts.AddDirs = nil
 	}
-	if cmd.Flags().Changed("setting-sources") {
-		opts.SettingSources = []string{}
-		if strings.TrimSpace(f.settingSources) != "" {
-			opts.SettingSources = []string{f.settingSources}
-		}
-	}
+	opts.SettingSources = settingSources(cmd, f.settingSources)
 	if cmd.Flags().Changed("system-prompt") {
 		sp := f.systemPrompt
 		opts.SystemPrompt = &sp
@@ -207,4 +202,17 @@ func splitRules(values []string) []string {
 		flush(len(v))
 	}
 	return out
+}
+
+// settingSources is Options.SettingSources for a --setting-sources flag of
+// cmd set to v: nil when the flag is not given (every source), an empty
+// list when it is given empty (none).
+func settingSources(cmd *cobra.Command, v string) []string {
+	if !cmd.Flags().Changed("setting-sources") {
+		return nil
+	}
+	if strings.TrimSpace(v) == "" {
+		return []string{}
+	}
+	return []string{v}
 }

@@ -17,6 +17,10 @@ type Merged struct {
 	// hear of: an unknown key that looks like a misspelt known one,
 	// allowManagedHooksOnly outside managed settings, hooks a guard dropped.
 	Warnings []*Error
+	// GuardedHooks are the settings' hooks that disableAllHooks or
+	// allowManagedHooksOnly took out of Hooks, by event: they never run,
+	// and are kept only so that listings can show them as stopped.
+	GuardedHooks map[string][]HookMatcher
 	// Ignored are the keys of the project and local files left out because
 	// the folder is not trusted (LoadOptions.Untrusted): Text is the key
 	// ("hooks", "permissions.allow"), Source where it is written.
@@ -154,7 +158,7 @@ func merge(docs []*document) *Merged {
 			}
 			out.Unknown[k] = v
 		}
-		for _, ev := range hookEvents {
+		for _, ev := range allHookEvents() {
 			if hs := s.Hooks[ev]; len(hs) > 0 {
 				if out.Hooks == nil {
 					out.Hooks = map[string][]HookMatcher{}
@@ -204,9 +208,13 @@ func (m *Merged) keepHooks(keep func(Scope) bool) int {
 		for _, g := range groups {
 			if keep(g.Source.Scope) {
 				kept = append(kept, g)
-			} else {
-				dropped++
+				continue
 			}
+			dropped++
+			if m.GuardedHooks == nil {
+				m.GuardedHooks = map[string][]HookMatcher{}
+			}
+			m.GuardedHooks[ev] = append(m.GuardedHooks[ev], g)
 		}
 		if len(kept) == 0 {
 			delete(m.Hooks, ev)

@@ -84,7 +84,7 @@ func (m *Merged) Render(w io.Writer) error {
 		scalar("enabledPlugins."+k, strconv.FormatBool(s.EnabledPlugins[k]))
 	}
 
-	for _, ev := range hookEvents {
+	for _, ev := range allHookEvents() {
 		for _, g := range s.Hooks[ev] {
 			for _, h := range g.Hooks {
 				row("hooks."+ev, "matcher "+quote(g.Matcher)+": "+describeHook(h), h.Source)

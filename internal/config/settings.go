@@ -149,12 +149,26 @@ var hookEvents = [...]string{
 	"WorktreeRemove", "SessionEnd",
 }
 
-// HookEvents returns the hook event names a settings file may use.
+// unfiredHookEvents are the events Claude Code's SDK names and tack does
+// not fire. A settings file may configure them, so that a file written for
+// Claude Code loads; the session then says that those hooks never run.
+var unfiredHookEvents = [...]string{"PreModelSwitch", "PostModelSwitch", "DirectoryAdded", "MessageDisplay"}
+
+// HookEvents returns the hook events tack fires, in the order of a
+// session's life.
 func HookEvents() []string { return append([]string(nil), hookEvents[:]...) }
 
-// IsHookEvent reports whether name is a hook event name (case-sensitive).
+// UnfiredHookEvents returns the events a settings file may configure that
+// tack does not fire.
+func UnfiredHookEvents() []string { return append([]string(nil), unfiredHookEvents[:]...) }
+
+// allHookEvents are the event names a settings file may configure.
+func allHookEvents() []string { return append(HookEvents(), unfiredHookEvents[:]...) }
+
+// IsHookEvent reports whether name is an event name a settings file may
+// configure (case-sensitive), fired or not.
 func IsHookEvent(name string) bool {
-	for _, e := range hookEvents {
+	for _, e := range allHookEvents() {
 		if e == name {
 			return true
 		}
@@ -640,7 +654,7 @@ func (d *document) hooks(n *jsontree.Node) *Error {
 		event := m.Key
 		if !IsHookEvent(event) {
 			msg := fmt.Sprintf("unknown hook event %q", event)
-			if s := spell.Suggest(event, hookEvents[:]); s != "" {
+			if s := spell.Suggest(event, allHookEvents()); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			return d.fail(m.KeyOff, join(path, event), msg, nil)

@@ -260,6 +260,9 @@ type run struct {
 	// lastUsage is the usage of the last response, to decide compaction.
 	lastUsage *llm.Usage
 	recordErr error
+	// asyncContext is what async hooks said that no request has carried
+	// yet.
+	asyncContext []string
 }
 
 // Run sends prompt as the next user message and loops until the model ends
@@ -322,15 +325,6 @@ func (r *run) loop(prompt []llm.Block) *protocol.Result {
 	if first {
 		content = append(content, s.cfg.Context...)
 	}
-	if s.cfg.Hooks != nil {
-		async := s.cfg.Hooks.TakeAsync()
-		for _, m := range append(async.SystemMessages, async.Errors...) {
-			r.notify(m)
-		}
-		if len(async.AdditionalContext) > 0 {
-			content = append(content, hook.ContextBlock("Async", async.AdditionalContext))
-		}
-	}
 	extra, refused := r.userPromptSubmit(prompt)
 	if refused != nil {
 		return refused
@@ -355,6 +349,7 @@ func (r *run) loop(prompt []llm.Block) *protocol.Result {
 				r.notify("Automatic compaction failed: " + err.Error())
 			}
 		}
+		r.deliverAsyncHooks()
 		r.flushAnnouncements()
 		r.turns++
 		resp, err := r.callModel()
@@ -666,19 +661,49 @@ func (r *run) flushAnnouncements() {
 	s.mu.Lock()
 	notes := s.announcements
 	s.announcements = nil
-	last := len(s.messages) - 1
-	if len(notes) == 0 || last < 0 || s.messages[last].Role != llm.RoleUser {
-		if len(notes) > 0 {
-			s.announcements = notes // no user message to carry them yet
-		}
+	s.mu.Unlock()
+	if len(notes) > 0 && !r.addToLastUser(llm.Reminder("", strings.Join(notes, "\n"))) {
+		s.mu.Lock()
+		s.announcements = append(notes, s.announcements...) // no user message to carry them yet
 		s.mu.Unlock()
+	}
+}
+
+// deliverAsyncHooks gives the model, with its next request, what the async
+// hooks that finished since the last one said — their system messages and
+// additional context, as Claude Code delivers them on the next turn — and
+// shows the user their system messages and failures. An async hook that
+// ends while the session is idle is heard at the next prompt.
+func (r *run) deliverAsyncHooks() {
+	if r.s.cfg.Hooks == nil {
 		return
 	}
-	block := llm.Reminder("", strings.Join(notes, "\n"))
+	rep := r.s.cfg.Hooks.TakeAsync()
+	for _, m := range append(rep.SystemMessages, rep.Errors...) {
+		r.notify(m)
+	}
+	r.asyncContext = append(r.asyncContext, rep.SystemMessages...)
+	r.asyncContext = append(r.asyncContext, rep.AdditionalContext...)
+	if len(r.asyncContext) > 0 && r.addToLastUser(hook.ContextBlock("Async", r.asyncContext)) {
+		r.asyncContext = nil
+	}
+}
+
+// addToLastUser adds block to the last message, which must be the user's,
+// and records it; false when the last message is not the user's.
+func (r *run) addToLastUser(block llm.Block) bool {
+	s := r.s
+	s.mu.Lock()
+	last := len(s.messages) - 1
+	if last < 0 || s.messages[last].Role != llm.RoleUser {
+		s.mu.Unlock()
+		return false
+	}
 	s.messages[last].Content = append(append([]llm.Block(nil), s.messages[last].Content...), block)
 	s.mu.Unlock()
 	r.record(&protocol.User{Type: "user", Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{block}},
 		ParentToolUseID: r.parentID, SessionID: s.cfg.SessionID, UUID: uuid.NewString()})
+	return true
 }
 
 // LastTool returns the last tool call's name and whether it was allowed

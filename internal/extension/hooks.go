@@ -99,7 +99,7 @@ func parseMatcherGroup(g *node, path, key string, hc hookContext) (hook.Matcher,
 
 func parseHandler(n *node, path, key string, hc hookContext) (hook.Handler, *config.Error) {
 	f := field{path: path}
-	h := hook.Handler{Source: hc.source}
+	h := hook.Handler{Source: hc.source, Origin: fmt.Sprintf("%s:%d", path, n.line)}
 	if n.kind != kindMap {
 		return h, f.typeErr(n, key, `a hook handler {"type": "command", "command": "..."}`)
 	}

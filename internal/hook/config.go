@@ -42,10 +42,12 @@ type Handler struct {
 	Timeout float64
 	// StatusMessage is what a UI shows while the hook runs.
 	StatusMessage string
-	// Once runs the handler at most once per session.
+	// Once runs the handler at most once per session, resumes included
+	// (see OnceLog).
 	Once bool
-	// Async starts the handler without waiting for it: it never blocks or
-	// decides, and its result is reported later (Observer, Runner.TakeAsync).
+	// Async starts a command handler without waiting for it: it never
+	// blocks or decides, and its result is reported later (Observer,
+	// Runner.TakeAsync). Other types ignore it, as in Claude Code.
 	Async bool
 	// If is a permission rule ("Bash(rm *)", "Edit(*.ts)"). On tool events
 	// the handler runs only when the call fits it; on other events a handler
@@ -84,6 +86,10 @@ type Handler struct {
 	// and identical hooks run once only within one Source (as in Claude
 	// Code, where the same command in user and project settings runs twice).
 	Source string
+	// Origin is the file and line that define the handler
+	// ("/r/.claude/settings.json:12"), for listings and messages; "" for
+	// callbacks.
+	Origin string
 
 	// Callback is the function of a callback handler; CallbackID names it
 	// (the Agent SDK's "hook_0" ids) and makes identical registrations run

@@ -1,11 +1,14 @@
 package hook
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/tackcode/tack/internal/jsonx"
@@ -63,38 +66,154 @@ func (r *Runner) runPrompt(ctx context.Context, h Handler, payload []byte) answe
 	return verdictAnswer(text.String(), "prompt hook")
 }
 
-// runAgent hands an agent hook to the AgentRunner seam.
+// runAgent hands an agent hook to the AgentRunner seam and reads the
+// subagent's final text as a verdict.
 func (r *Runner) runAgent(ctx context.Context, h Handler, in Input, payload []byte) answer {
 	if r.opts.Agent == nil {
-		return answer{status: StatusError, message: "agent hooks are not supported yet"}
+		return answer{status: StatusError, message: "agent hooks need a session to run their subagent in, and this hook runner has none"}
 	}
-	v, err := r.opts.Agent.RunHookAgent(ctx, h, in, expandArguments(h.Prompt, payload))
+	text, err := r.opts.Agent.RunHookAgent(ctx, h, in, expandArguments(h.Prompt, payload))
 	if err != nil {
 		if ctx.Err() != nil {
 			return answer{status: StatusCancelled}
 		}
 		return answer{status: StatusError, message: fmt.Sprintf("agent hook: %v", err)}
 	}
-	b, _ := jsonx.Marshal(v)
-	return verdictAnswer(string(b), "agent hook")
+	return verdictAnswer(text, "agent hook")
 }
 
-// runMCPTool hands an mcp_tool hook to the MCPToolCaller seam; the tool's
-// text is read like a command hook's stdout.
-func (r *Runner) runMCPTool(ctx context.Context, h Handler, in Input, payload []byte) answer {
+// runMCPTool calls an mcp_tool hook's tool through the MCPToolCaller seam,
+// its input filled from the payload; the tool's text is read like a
+// command hook's stdout.
+func (r *Runner) runMCPTool(ctx context.Context, h Handler, payload []byte) answer {
+	what := "mcp_tool hook " + h.Server + "/" + h.Tool
 	if r.opts.MCP == nil {
-		return answer{status: StatusError, message: "mcp_tool hooks are not supported yet"}
+		return answer{status: StatusError, message: what + ": mcp_tool hooks need the session's MCP servers, and this hook runner has none"}
 	}
-	text, isError, err := r.opts.MCP.CallHookTool(ctx, h, in, payload)
+	input, err := substituteInput(h.Input, payload)
+	if err != nil {
+		return answer{status: StatusError, message: fmt.Sprintf("%s: %v", what, err)}
+	}
+	text, isError, err := r.opts.MCP.CallHookTool(ctx, h.Server, h.Tool, input)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return answer{status: StatusCancelled}
 	case err != nil:
-		return answer{status: StatusError, message: fmt.Sprintf("mcp_tool hook %s/%s: %v", h.Server, h.Tool, err)}
+		return answer{status: StatusError, message: fmt.Sprintf("%s: %v", what, err)}
 	case isError:
-		return answer{status: StatusError, stdout: text, output: text, message: fmt.Sprintf("mcp_tool hook %s/%s failed: %s", h.Server, h.Tool, blockReason(text, "no details"))}
+		return answer{status: StatusError, stdout: text, output: text, message: fmt.Sprintf("%s failed: %s", what, blockReason(text, "no details"))}
 	}
 	return answer{status: StatusSuccess, stdout: text, output: text, text: text}
+}
+
+// placeholder is a ${path} in an mcp_tool hook's input.
+var placeholder = regexp.MustCompile(`\$\{([^{}]*)\}`)
+
+// substituteInput fills an mcp_tool hook's input from the payload: in every
+// string of it (not in keys), each ${path} becomes what path names in the
+// payload — "tool_input.command" the command of its tool_input object,
+// "tool_input.edits.0.old_string" a field of an array's first item. A
+// string value goes in as it is, any other value as its JSON text: the
+// result stays a string, as in Claude Code. A path that names nothing is
+// an error naming it (every such path is listed); no input means {}.
+func substituteInput(input json.RawMessage, payload []byte) (json.RawMessage, error) {
+	if len(bytes.TrimSpace(input)) == 0 {
+		return json.RawMessage("{}"), nil
+	}
+	if !bytes.Contains(input, []byte("${")) {
+		return input, nil
+	}
+	var in, data any
+	if err := decodeNumbers(input, &in); err != nil {
+		return nil, fmt.Errorf("input is not JSON: %v", err)
+	}
+	if err := decodeNumbers(payload, &data); err != nil {
+		return nil, fmt.Errorf("the payload is not JSON: %v", err)
+	}
+	var missing []string
+	var fill func(v any) any
+	fill = func(v any) any {
+		switch v := v.(type) {
+		case string:
+			return placeholder.ReplaceAllStringFunc(v, func(m string) string {
+				path := m[2 : len(m)-1]
+				got, err := lookup(data, path)
+				if err != nil {
+					missing = append(missing, fmt.Sprintf("%s: %v", m, err))
+					return m
+				}
+				if s, ok := got.(string); ok {
+					return s
+				}
+				b, _ := jsonx.Marshal(got)
+				return string(b)
+			})
+		case map[string]any:
+			for k, item := range v {
+				v[k] = fill(item)
+			}
+		case []any:
+			for i, item := range v {
+				v[i] = fill(item)
+			}
+		}
+		return v
+	}
+	out := fill(in)
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("input names what the %s payload does not hold: %s", eventOf(data), strings.Join(missing, "; "))
+	}
+	b, err := jsonx.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// decodeNumbers decodes JSON keeping numbers as written.
+func decodeNumbers(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// lookup follows a dotted path through decoded JSON: object keys, and
+// array indexes from 0.
+func lookup(v any, path string) (any, error) {
+	if strings.TrimSpace(path) == "" {
+		return nil, errors.New("an empty path")
+	}
+	at := "the payload"
+	for _, part := range strings.Split(path, ".") {
+		switch c := v.(type) {
+		case map[string]any:
+			next, ok := c[part]
+			if !ok {
+				return nil, fmt.Errorf("%s has no %q", at, part)
+			}
+			v = next
+		case []any:
+			i, err := strconv.Atoi(part)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil, fmt.Errorf("%s is a list of %d, without an item %q", at, len(c), part)
+			}
+			v = c[i]
+		default:
+			return nil, fmt.Errorf("%s is not an object or a list", at)
+		}
+		at = part
+	}
+	return v, nil
+}
+
+// eventOf is the hook_event_name of a decoded payload, for messages.
+func eventOf(payload any) string {
+	if m, ok := payload.(map[string]any); ok {
+		if ev, ok := m["hook_event_name"].(string); ok {
+			return ev
+		}
+	}
+	return "event's"
 }
 
 // verdictAnswer reads {"ok": bool, "reason": string} from a model's text:

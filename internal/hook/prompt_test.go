@@ -200,37 +200,119 @@ func TestCallbacks(t *testing.T) {
 	}
 }
 
-type stubAgent struct{ prompt string }
-
-func (a *stubAgent) RunHookAgent(ctx context.Context, h Handler, in Input, prompt string) (Verdict, error) {
-	a.prompt = prompt
-	return Verdict{OK: false, Reason: "the agent found a leaked key"}, nil
+// scriptedAgent answers agent hooks with a fixed final text.
+type scriptedAgent struct {
+	text   string
+	prompt string
 }
 
-type stubMCP struct{ server, tool string }
+func (a *scriptedAgent) RunHookAgent(ctx context.Context, h Handler, in Input, prompt string) (string, error) {
+	a.prompt = prompt
+	return a.text, nil
+}
 
-func (m *stubMCP) CallHookTool(ctx context.Context, h Handler, in Input, payload json.RawMessage) (string, bool, error) {
-	m.server, m.tool = h.Server, h.Tool
-	return `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"mcp says ask"}}`, false, nil
+// scriptedMCP answers mcp_tool hooks with a fixed result and records the
+// call.
+type scriptedMCP struct {
+	text         string
+	isError      bool
+	server, tool string
+	input        json.RawMessage
+}
+
+func (m *scriptedMCP) CallHookTool(ctx context.Context, server, tool string, input json.RawMessage) (string, bool, error) {
+	m.server, m.tool, m.input = server, tool, input
+	return m.text, m.isError, nil
 }
 
 func TestAgentAndMCPToolHooks(t *testing.T) {
 	dir := t.TempDir()
 	agent := Handler{Type: TypeAgent, Prompt: "Review $ARGUMENTS"}
-	tool := Handler{Type: TypeMCPTool, Server: "policy", Tool: "check", Input: json.RawMessage(`{"x":1}`)}
+	tool := Handler{Type: TypeMCPTool, Server: "policy", Tool: "check", Input: json.RawMessage(`{"cmd":"${tool_input.command}"}`)}
 	r := newRunner(t, Options{Hooks: on(PreToolUse, "", agent, tool)})
 	o := r.Run(context.Background(), bashCall(dir, "ls"))
-	if o.Block || len(o.Errors) != 2 || !strings.Contains(o.Errors[0], "agent hooks are not supported yet") || !strings.Contains(o.Errors[1], "mcp_tool hooks are not supported yet") {
+	if o.Block || len(o.Errors) != 2 || !strings.Contains(o.Errors[0], "agent hooks need a session") ||
+		!strings.Contains(o.Errors[1], "mcp_tool hook policy/check: mcp_tool hooks need the session's MCP servers") {
 		t.Errorf("without seams: %+v", o)
 	}
-	a, m := &stubAgent{}, &stubMCP{}
+
+	// The agent's final text is read as a verdict, prose around it or not.
+	a := &scriptedAgent{text: "I read the file.\n```json\n{\"ok\": false, \"reason\": \"the agent found a leaked key\"}\n```"}
+	m := &scriptedMCP{text: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"mcp says ask"}}`}
 	r = newRunner(t, Options{Hooks: on(PreToolUse, "", agent, tool), Agent: a, MCP: m})
 	in := bashCall(dir, "cat .env")
 	o = r.Run(context.Background(), in)
 	noErrors(t, o)
 	payload, _ := in.MarshalJSON()
-	if o.Permission != DecisionDeny || o.Reason != "the agent found a leaked key" || a.prompt != "Review "+string(payload) || m.server != "policy" || m.tool != "check" {
-		t.Errorf("with seams: %+v (agent prompt %q)", o, a.prompt)
+	if o.Permission != DecisionDeny || o.Reason != "the agent found a leaked key" || a.prompt != "Review "+string(payload) {
+		t.Errorf("agent verdict: %+v (agent prompt %q)", o, a.prompt)
+	}
+	if m.server != "policy" || m.tool != "check" || string(m.input) != `{"cmd":"cat .env"}` {
+		t.Errorf("mcp call %s/%s %s", m.server, m.tool, m.input)
+	}
+
+	// An answer that is no verdict, and a tool result with isError, are
+	// non-blocking errors that name the hook.
+	a.text = "I could not decide."
+	m.text, m.isError = "database unreachable", true
+	o = r.Run(context.Background(), in)
+	if o.Block || o.Permission != DecisionNone || len(o.Errors) != 2 ||
+		!strings.Contains(o.Errors[0], "PreToolUse:Bash hook error: agent hook: the model did not answer with JSON") ||
+		!strings.Contains(o.Errors[1], "PreToolUse:Bash hook error: mcp_tool hook policy/check failed: database unreachable") {
+		t.Errorf("failures: %+v", o)
+	}
+
+	// A tool's plain text is like a command's plain stdout: no decision.
+	m.text, m.isError = "looks fine", false
+	a.text = `{"ok": true}`
+	o = r.Run(context.Background(), in)
+	noErrors(t, o)
+	if o.Block || o.Permission != DecisionNone {
+		t.Errorf("plain text decided: %+v", o)
+	}
+}
+
+func TestSubstituteInput(t *testing.T) {
+	payload := []byte(`{"hook_event_name":"PreToolUse","session_id":"s1","tool_input":{"command":"rm -rf x","timeout":120,"edits":[{"old":"a"},{"old":"b"}],"flags":{"force":true},"none":null}}`)
+	for _, c := range []struct {
+		name, input, want, err string
+	}{
+		{name: "no input", input: ``, want: `{}`},
+		{name: "no placeholder", input: `{"a":1,"b":"x"}`, want: `{"a":1,"b":"x"}`},
+		{name: "top level", input: `{"id":"${session_id}"}`, want: `{"id":"s1"}`},
+		{name: "nested", input: `{"cmd":"${tool_input.command}"}`, want: `{"cmd":"rm -rf x"}`},
+		{name: "array index", input: `{"second":"${tool_input.edits.1.old}"}`, want: `{"second":"b"}`},
+		{name: "inside text, twice", input: `{"note":"${session_id} ran ${tool_input.command}!"}`, want: `{"note":"s1 ran rm -rf x!"}`},
+		{name: "number as text", input: `{"t":"${tool_input.timeout}"}`, want: `{"t":"120"}`},
+		{name: "object as JSON text", input: `{"f":"${tool_input.flags}"}`, want: `{"f":"{\"force\":true}"}`},
+		{name: "null as text", input: `{"n":"${tool_input.none}"}`, want: `{"n":"null"}`},
+		{name: "deep in arrays and objects, keys untouched", input: `{"${session_id}":[{"x":["${tool_input.command}", 7]}]}`, want: `{"${session_id}":[{"x":["rm -rf x",7]}]}`},
+		{name: "numbers kept as written", input: `{"big":12345678901234567890,"c":"${session_id}"}`, want: `{"big":12345678901234567890,"c":"s1"}`},
+		{name: "missing key", input: `{"p":"${tool_input.file_path}"}`, err: `input names what the PreToolUse payload does not hold: ${tool_input.file_path}: tool_input has no "file_path"`},
+		{name: "every missing path", input: `{"a":"${nope}","b":"${tool_input.edits.5}"}`, err: `${nope}: the payload has no "nope"`},
+		{name: "into a string", input: `{"a":"${tool_input.command.x}"}`, err: `${tool_input.command.x}: command is not an object or a list`},
+		{name: "empty path", input: `{"a":"${}"}`, err: `${}: an empty path`},
+		{name: "not JSON", input: `{"a":"${session_id}"`, err: "input is not JSON"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := substituteInput(json.RawMessage(c.input), payload)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want %q (got %s)", err, c.err, got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != c.want {
+				t.Errorf("got %s, want %s", got, c.want)
+			}
+		})
+	}
+	_, err := substituteInput(json.RawMessage(`{"a":"${nope}","b":"${tool_input.edits.5}"}`), payload)
+	if err == nil || !strings.Contains(err.Error(), `${tool_input.edits.5}: edits is a list of 2, without an item "5"`) {
+		t.Errorf("the second missing path is not named: %v", err)
 	}
 }
 

@@ -2,6 +2,8 @@ package hook
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +13,7 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -52,10 +55,14 @@ type Options struct {
 	// overrides SmallModel).
 	Provider   llm.Provider
 	SmallModel string
-	// Agent and MCP run agent and mcp_tool hooks; without them those hooks
-	// fail with a non-blocking "not supported yet" error.
+	// Agent and MCP run agent and mcp_tool hooks (a session's subagents and
+	// MCP servers); without them those hooks fail with a non-blocking error
+	// saying what is missing.
 	Agent AgentRunner
 	MCP   MCPToolCaller
+	// Once remembers which once-only handlers have run; the runners of one
+	// session share it. Nil: the runner keeps its own.
+	Once *OnceLog
 	// Observer, when set, is told when each handler starts and ends.
 	Observer Observer
 	// HTTPClient sends http hooks; nil means a plain client. Redirects are
@@ -75,20 +82,23 @@ type Options struct {
 }
 
 // AgentRunner runs "agent" hooks: a subagent with tools that checks the
-// payload and answers like a prompt hook. The subagent work plugs in here.
+// payload and answers like a prompt hook.
 type AgentRunner interface {
-	// RunHookAgent runs h with prompt ($ARGUMENTS already replaced by the
-	// payload) and returns its verdict.
-	RunHookAgent(ctx context.Context, h Handler, in Input, prompt string) (Verdict, error)
+	// RunHookAgent runs a subagent for h on prompt ($ARGUMENTS already
+	// replaced by the payload, in is the event) and returns its final
+	// text, which the runner reads as a verdict {"ok": bool, "reason": …}.
+	// ctx ends at the handler's timeout.
+	RunHookAgent(ctx context.Context, h Handler, in Input, prompt string) (string, error)
 }
 
-// MCPToolCaller runs "mcp_tool" hooks. The MCP work plugs in here.
+// MCPToolCaller runs "mcp_tool" hooks on a session's MCP servers.
 type MCPToolCaller interface {
-	// CallHookTool calls tool h.Tool of server h.Server with h.Input (the
-	// caller may fill it from the payload) and returns the tool's text
-	// content, which is read like a command hook's stdout; isError is the
-	// tool result's isError.
-	CallHookTool(ctx context.Context, h Handler, in Input, payload json.RawMessage) (text string, isError bool, err error)
+	// CallHookTool calls tool on server with input (its ${...}
+	// placeholders already replaced from the payload) and returns the
+	// text of the result, which the runner reads like a command hook's
+	// stdout; isError is the result's isError. A server that is not
+	// connected is an error naming it. ctx ends at the handler's timeout.
+	CallHookTool(ctx context.Context, server, tool string, input json.RawMessage) (text string, isError bool, err error)
 }
 
 // Verdict is the answer of a prompt or agent hook: {"ok": bool, "reason": string}.
@@ -113,9 +123,9 @@ type Runner struct {
 
 	obsMu sync.Mutex // serialises Observer calls
 
+	once     *OnceLog
 	mu       sync.Mutex
-	onceDone map[string]bool // session id + handler position
-	asyncOut []Result        // finished async results not yet taken
+	asyncOut []Result // finished async results not yet taken
 
 	closeCtx context.Context // done when Close is called
 	close    context.CancelFunc
@@ -131,13 +141,16 @@ func New(opts Options) (*Runner, error) {
 		return nil, fmt.Errorf("hook configuration: %w", err)
 	}
 	r := &Runner{
-		opts:     opts,
-		entries:  entries,
-		shell:    opts.Shell,
-		client:   opts.HTTPClient,
-		maxOut:   opts.MaxOutput,
-		timeout:  opts.DefaultTimeout,
-		onceDone: make(map[string]bool),
+		opts:    opts,
+		entries: entries,
+		shell:   opts.Shell,
+		client:  opts.HTTPClient,
+		maxOut:  opts.MaxOutput,
+		timeout: opts.DefaultTimeout,
+		once:    opts.Once,
+	}
+	if r.once == nil {
+		r.once = NewOnceLog()
 	}
 	if r.shell == "" {
 		r.shell = "/bin/sh"
@@ -272,7 +285,7 @@ func (r *Runner) Run(ctx context.Context, in Input) Outcome {
 	var wg sync.WaitGroup
 	for i, j := range jobs {
 		r.observe(Record{Phase: PhaseStarted, HookID: j.id, HookName: j.name, HookEvent: ev, StatusMessage: j.handler.StatusMessage})
-		if j.handler.Async {
+		if runsAsync(j.handler) {
 			r.startAsync(ctx, j, in, payload)
 			results[i] = Result{HookID: j.id, HookName: j.name, Event: ev, Handler: j.handler, Status: StatusSuccess, Async: true}
 			continue
@@ -326,15 +339,8 @@ func (r *Runner) selectJobs(in Input, name string) ([]job, []string) {
 			}
 			seen[e.key] = true
 		}
-		if e.handler.Once {
-			onceKey := session + "\x00" + e.pos + "\x00" + e.key
-			r.mu.Lock()
-			done := r.onceDone[onceKey]
-			r.onceDone[onceKey] = true
-			r.mu.Unlock()
-			if done {
-				continue
-			}
+		if e.handler.Once && !r.once.claim(session, e.pos+"\x00"+e.key) {
+			continue
 		}
 		if ifErr != "" {
 			notes = append(notes, errorLine(name, ifErr))
@@ -354,6 +360,11 @@ func hookName(in Input) string {
 	return ev
 }
 
+// runsAsync reports whether h runs in the background. As in Claude Code,
+// only command hooks do: "async" on another type is ignored, so that an
+// http or prompt hook meant to decide still decides.
+func runsAsync(h Handler) bool { return h.Async && h.Type == TypeCommand }
+
 // startAsync runs j in the background. It outlives ctx (a turn's context
 // ends long before a background hook does) but not the Runner: Close
 // cancels it.
@@ -365,16 +376,19 @@ func (r *Runner) startAsync(ctx context.Context, j job, in Input, payload []byte
 		defer r.asyncWG.Done()
 		defer cancel()
 		defer stop()
-		res := r.execute(actx, j, in, payload)
+		res := r.runJob(actx, j, in, payload)
 		r.mu.Lock()
 		r.asyncOut = append(r.asyncOut, res)
 		r.mu.Unlock()
+		// Told once TakeAsync can have it.
+		r.observeResult(j, res)
 	}()
 }
 
 // TakeAsync returns what async handlers that finished since the last call
 // reported, and forgets it: their system messages and additional context
-// are for the next turn; they never block or decide.
+// are for the model's next turn (as in Claude Code); they never block or
+// decide.
 func (r *Runner) TakeAsync() AsyncReport {
 	r.mu.Lock()
 	results := r.asyncOut
@@ -425,6 +439,13 @@ var errHookTimeout = errors.New("hook timed out")
 
 // execute runs one handler to its end and reports it to the Observer.
 func (r *Runner) execute(ctx context.Context, j job, in Input, payload []byte) Result {
+	res := r.runJob(ctx, j, in, payload)
+	r.observeResult(j, res)
+	return res
+}
+
+// runJob runs one handler to its end.
+func (r *Runner) runJob(ctx context.Context, j job, in Input, payload []byte) Result {
 	start := time.Now()
 	limit := r.timeoutOf(j.handler)
 	hctx, cancel := context.WithTimeoutCause(ctx, limit, errHookTimeout)
@@ -441,7 +462,7 @@ func (r *Runner) execute(ctx context.Context, j job, in Input, payload []byte) R
 	case TypeAgent:
 		a = r.runAgent(hctx, j.handler, in, payload)
 	case TypeMCPTool:
-		a = r.runMCPTool(hctx, j.handler, in, payload)
+		a = r.runMCPTool(hctx, j.handler, payload)
 	case TypeCallback:
 		a = runCallback(hctx, j.handler, in, payload)
 	}
@@ -457,13 +478,17 @@ func (r *Runner) execute(ctx context.Context, j job, in Input, payload []byte) R
 	}
 	res := a.result()
 	res.HookID, res.HookName, res.Event, res.Handler = j.id, j.name, in.EventName(), j.handler
-	res.Async, res.Duration = j.handler.Async, time.Since(start)
+	res.Async, res.Duration = runsAsync(j.handler), time.Since(start)
+	return res
+}
+
+// observeResult tells the Observer how j ended.
+func (r *Runner) observeResult(j job, res Result) {
 	r.observe(Record{
 		Phase: PhaseResponse, HookID: res.HookID, HookName: res.HookName, HookEvent: res.Event,
 		Output: res.Output, Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode,
 		Outcome: res.Status.wire(), StatusMessage: j.handler.StatusMessage, Result: &res,
 	})
-	return res
 }
 
 func (r *Runner) observe(rec Record) {
@@ -473,4 +498,53 @@ func (r *Runner) observe(rec Record) {
 	r.obsMu.Lock()
 	defer r.obsMu.Unlock()
 	r.opts.Observer(rec)
+}
+
+// OnceLog remembers which once-only handlers have run, per session. The
+// runners of one session share one (a subagent with hooks of its own runs
+// the session's too), and a resumed session starts from the keys it saved:
+// a once-only hook runs once in a session however often it is resumed,
+// while a fork, a session of its own, runs it again. A handler counts as
+// run when it starts, whatever its outcome.
+type OnceLog struct {
+	mu  sync.Mutex
+	ran map[string]bool
+}
+
+// NewOnceLog returns a log that knows the keys a session saved (Keys).
+func NewOnceLog(keys ...string) *OnceLog {
+	l := &OnceLog{ran: make(map[string]bool, len(keys))}
+	for _, k := range keys {
+		l.ran[k] = true
+	}
+	return l
+}
+
+// Keys are the once-only handlers that have run in session, sorted: what
+// the session saves for its resumption.
+func (l *OnceLog) Keys(session string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for k := range l.ran {
+		if strings.HasPrefix(k, session+":") {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// claim records that handler (its position and identity) runs now in
+// session, and reports whether it had not run there before.
+func (l *OnceLog) claim(session, handler string) bool {
+	sum := sha256.Sum256([]byte(handler))
+	k := session + ":" + hex.EncodeToString(sum[:8])
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ran[k] {
+		return false
+	}
+	l.ran[k] = true
+	return true
 }

@@ -564,6 +564,60 @@ func TestOncePerSession(t *testing.T) {
 	}
 }
 
+func TestOnceLogIsSharedAndSurvivesResume(t *testing.T) {
+	dir := t.TempDir()
+	h := cmd(`echo x >> once.txt`)
+	h.Once = true
+	cfg := on(UserPromptSubmit, "", h)
+	in := UserPromptSubmitInput{Base: base(dir), Prompt: "a"}
+	log := NewOnceLog()
+	// Two runners of one session (the main thread's, a subagent's own).
+	main := newRunner(t, Options{Hooks: cfg, Once: log})
+	sub := newRunner(t, Options{Hooks: cfg, Once: log})
+	noErrors(t, main.Run(context.Background(), in))
+	noErrors(t, sub.Run(context.Background(), in))
+	if got := readFile(t, filepath.Join(dir, "once.txt")); got != "x\n" {
+		t.Fatalf("once ran %q in two runners of one session", got)
+	}
+	saved := log.Keys("sess-1")
+	if len(saved) != 1 || len(log.Keys("sess-2")) != 0 {
+		t.Fatalf("keys %q", saved)
+	}
+	// A resumed session (a new process) starts from what it saved.
+	resumed := newRunner(t, Options{Hooks: cfg, Once: NewOnceLog(saved...)})
+	noErrors(t, resumed.Run(context.Background(), in))
+	if got := readFile(t, filepath.Join(dir, "once.txt")); got != "x\n" {
+		t.Errorf("once ran again after a resume: %q", got)
+	}
+	// A fork is another session: it runs the hook once more.
+	fork := in
+	fork.SessionID = "sess-fork"
+	noErrors(t, resumed.Run(context.Background(), fork))
+	if got := readFile(t, filepath.Join(dir, "once.txt")); got != "x\nx\n" {
+		t.Errorf("a fork did not run it: %q", got)
+	}
+	// A changed hook is another hook.
+	changed := cmd(`echo changed >> once.txt`)
+	changed.Once = true
+	noErrors(t, newRunner(t, Options{Hooks: on(UserPromptSubmit, "", changed), Once: NewOnceLog(saved...)}).Run(context.Background(), in))
+	if got := readFile(t, filepath.Join(dir, "once.txt")); got != "x\nx\nchanged\n" {
+		t.Errorf("a changed hook did not run: %q", got)
+	}
+}
+
+func TestAsyncIsForCommandHooksOnly(t *testing.T) {
+	dir := t.TempDir()
+	deny := Handler{Type: TypeCallback, Async: true, Callback: func(context.Context, Input, json.RawMessage) (*Output, error) {
+		return &Output{HookSpecificOutput: &SpecificOutput{HookEventName: "PreToolUse", PermissionDecision: "deny", PermissionDecisionReason: "policy"}}, nil
+	}}
+	r := newRunner(t, Options{Hooks: on(PreToolUse, "", deny)})
+	o := r.Run(context.Background(), bashCall(dir, "rm -rf x"))
+	noErrors(t, o)
+	if o.Permission != DecisionDeny || o.Results[0].Async {
+		t.Errorf("an async callback did not decide: %+v", o)
+	}
+}
+
 func TestAsyncDoesNotWaitNorBlock(t *testing.T) {
 	dir := t.TempDir()
 	h := cmd(`sleep 0.5; echo '{"systemMessage":"late","decision":"block","reason":"too late","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","additionalContext":"bg ctx"}}'`)

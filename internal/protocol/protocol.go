@@ -32,6 +32,9 @@ const (
 	SubtypeTaskNotification = "task_notification"
 	SubtypeHookStarted      = "hook_started"  // hook.PhaseStarted
 	SubtypeHookResponse     = "hook_response" // hook.PhaseResponse
+	// SubtypeHookStatus says a hook with a statusMessage started or ended
+	// (a tack message, for UIs; only when the host asks for it).
+	SubtypeHookStatus = "hook_status"
 )
 
 // Result subtypes.

@@ -12,7 +12,6 @@ import (
 	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/shell"
 	"github.com/tackcode/tack/internal/tool"
-	"github.com/tackcode/tack/internal/worktree"
 )
 
 // A session is built in two sequences of named steps. The session steps
@@ -64,6 +63,9 @@ type spec struct {
 	worktree bool
 	// toolUseID is the Agent call that started the subagent.
 	toolUseID string
+	// hookAgent makes the subagent of an agent hook (hookagent.go): it
+	// runs no hooks and brings no nested memory into the session.
+	hookAgent bool
 }
 
 // thread is one conversation of a session: the main one, or a subagent's.
@@ -74,7 +76,7 @@ type thread struct {
 	parent *thread
 
 	cwd      string
-	worktree *worktree.Worktree
+	worktree *isolation
 	model    llm.Model
 	// fallback, thinking and betas come from the options on the main thread
 	// and from the parent in a subagent.
@@ -126,7 +128,7 @@ func (s *Session) buildThread(ctx context.Context, sp spec) (*thread, error) {
 		if err := step(t, ctx); err != nil {
 			t.close()
 			if t.worktree != nil {
-				_, _ = t.worktree.Close(context.WithoutCancel(ctx))
+				_, _ = t.releaseWorktree(ctx)
 			}
 			return nil, err
 		}

@@ -9,12 +9,15 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/google/uuid"
+
 	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/engine"
 	"github.com/tackcode/tack/internal/extension"
 	"github.com/tackcode/tack/internal/hook"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/permission"
+	"github.com/tackcode/tack/internal/protocol"
 	"github.com/tackcode/tack/internal/tool"
 )
 
@@ -24,10 +27,20 @@ import (
 // beside the session's, in a runner of its own, and shares the main
 // thread's otherwise. Every runner is built from the session's hook
 // options, so the settings' hook guards (hookGuard) hold for every hook
-// whatever brought it.
+// whatever brought it. The subagent of an agent hook runs none (see
+// hookagent.go).
 func (t *thread) configureHooks(context.Context) error {
 	s := t.s
+	if t.spec.hookAgent {
+		r, err := hook.New(hook.Options{})
+		if err != nil {
+			return err
+		}
+		t.hooks, t.ownHooks = r, true
+		return nil
+	}
 	if t.parent == nil {
+		s.noticeUnfiredHooks()
 		s.hookLog = &engine.HookLog{}
 		s.hookOpts = s.hookOptions(t.env)
 		r, err := hook.New(s.hookOpts)
@@ -57,8 +70,12 @@ func (t *thread) configureHooks(context.Context) error {
 func (s *Session) hookOptions(env *tool.Env) hook.Options {
 	guard := newHookGuard(s.settings, s.ext, s.agents)
 	s.hookGuard = guard
+	var ran []string
+	if r := s.resumed; r != nil && r.workflow != nil {
+		ran = r.workflow.HooksOnce
+	}
 	return hook.Options{
-		Hooks: s.hookConfig(s.settings),
+		Hooks: s.fileHooks(),
 		Settings: hook.Settings{Env: s.settings.Env, AllowedHTTPHookURLs: optionalTexts(s.settings.AllowedHTTPHookURLs),
 			HTTPHookAllowedEnvVars: optionalTexts(s.settings.HTTPHookAllowedEnvVars)},
 		ProjectDir: s.cwd,
@@ -70,15 +87,35 @@ func (s *Session) hookOptions(env *tool.Env) hook.Options {
 		// spend is counted with the rest.
 		Provider:   envProvider{env},
 		SmallModel: s.small,
-		Observer:   s.hookLog.Observe,
+		Agent:      hookAgents{s},
+		MCP:        hookTools{s},
+		Once:       hook.NewOnceLog(ran...),
+		Observer:   s.observeHook,
 		Admit:      guard.admit,
 		Skipped:    guard.skipped(s.notify),
 	}
 }
 
-// hookConfig is the session's hook configuration under settings: the
-// settings' hooks, the caller's callbacks, the plugins' hooks.
-func (s *Session) hookConfig(settings *config.Merged) hook.Config {
+// observeHook is told when each handler starts and ends (hook.Observer):
+// the records go to the engine's hook log, and a handler's statusMessage
+// to whoever asked for it (Config.HookStatus) while the handler runs.
+func (s *Session) observeHook(rec hook.Record) {
+	s.hookLog.Observe(rec)
+	if !s.cfg.HookStatus || rec.StatusMessage == "" {
+		return
+	}
+	s.emitter()(&protocol.System{Subtype: protocol.SubtypeHookStatus, SessionID: s.sessionID, UUID: uuid.NewString(), Fields: map[string]any{
+		"hook_id": rec.HookID, "hook_name": rec.HookName, "hook_event": string(rec.HookEvent),
+		"status_message": rec.StatusMessage, "running": rec.Phase == hook.PhaseStarted}})
+}
+
+// fileHooks are the hooks every thread of the session starts with: the
+// settings' (as they are now: read again when they changed), the caller's
+// callbacks and the plugins'.
+func (s *Session) fileHooks() hook.Config { return s.hooksUnder(s.currentSettings()) }
+
+// hooksUnder are the session's hooks under settings.
+func (s *Session) hooksUnder(settings *config.Merged) hook.Config {
 	cfg := settingsHooks(settings)
 	for _, more := range []hook.Config{s.cfg.Hooks, s.ext.Hooks()} {
 		for ev, ms := range more {
@@ -90,8 +127,13 @@ func (s *Session) hookConfig(settings *config.Merged) hook.Config {
 
 // settingsHooks turns the settings' hooks into the runner's configuration.
 func settingsHooks(m *config.Merged) hook.Config {
+	return hookConfig(m.Hooks)
+}
+
+// hookConfig turns hooks of the settings into a runner's configuration.
+func hookConfig(hooks map[string][]config.HookMatcher) hook.Config {
 	cfg := hook.Config{}
-	for event, matchers := range m.Hooks {
+	for event, matchers := range hooks {
 		for _, hm := range matchers {
 			out := hook.Matcher{Matcher: hm.Matcher}
 			for _, h := range hm.Hooks {
@@ -101,7 +143,7 @@ func settingsHooks(m *config.Merged) hook.Config {
 					Prompt: h.Prompt, Model: h.Model, Server: h.Server, Tool: h.Tool, Input: h.Input,
 					// Identical hooks of one scope run once; the scope, not
 					// the file position, keys that.
-					Source: string(hm.Source.Scope),
+					Source: string(hm.Source.Scope), Origin: origin(h.Source),
 				})
 			}
 			cfg[hook.Event(event)] = append(cfg[hook.Event(event)], out)

@@ -16,11 +16,15 @@ import (
 // the main thread's first message, and the auto memory, which goes into its
 // system prompt. Every thread is told of nested memory as its tools read
 // files below the working directory; a subagent shares the main thread's
-// tracker, so a file is brought in once per session.
+// tracker, so a file is brought in once per session. The subagent of an
+// agent hook gets none: what it reads to judge must not use up the
+// session's nested memory, which its conversation would then never see.
 func (t *thread) loadMemory(context.Context) error {
 	s := t.s
 	if t.parent != nil {
-		t.env.NestedMemory = t.parent.env.NestedMemory
+		if !t.spec.hookAgent {
+			t.env.NestedMemory = t.parent.env.NestedMemory
+		}
 		return nil
 	}
 	memOpts := memory.DefaultOptions(s.cwd, s.getenv)

@@ -67,6 +67,9 @@ type Config struct {
 	// hook guards leave them running).
 	Hooks             hook.Config
 	IncludeHookEvents bool
+	// HookStatus emits a protocol.SubtypeHookStatus message when a hook
+	// with a statusMessage starts and when it ends, for a UI to show.
+	HookStatus bool
 	// Agents are the caller's subagent definitions; they win over files.
 	Agents     map[string]AgentDef
 	JSONSchema json.RawMessage

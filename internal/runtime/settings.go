@@ -109,7 +109,7 @@ func (s *Session) reloadSettings() error {
 	if err != nil {
 		return err
 	}
-	hooks := s.hookConfig(settings)
+	hooks := s.hooksUnder(settings)
 	guard := newHookGuard(settings, s.ext, s.agents)
 	procEnv := s.processEnv(settings)
 
@@ -148,12 +148,14 @@ func (s *Session) applySettings(rules permission.RuleSet, hooks hook.Config, pro
 }
 
 // applySettings gives the thread rules, hooks (a subagent's own runner
-// adds its definition's) and env.
+// adds its definition's; an agent hook's runs none) and env.
 func (t *thread) applySettings(rules permission.RuleSet, hooks hook.Config, procEnv []string) error {
 	if err := t.checker.SetRules(rules); err != nil {
 		return err
 	}
 	switch {
+	case t.spec.hookAgent:
+		// An agent hook's subagent runs no hooks, whatever the settings.
 	case t.parent == nil:
 		if err := t.hooks.Replace(hooks); err != nil {
 			return err

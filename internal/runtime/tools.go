@@ -47,6 +47,9 @@ func (t *thread) offerTools(context.Context) error {
 		Modes:      modes{t.checker},
 		Tools:      t.registry,
 		ReadDenied: t.readDenied(),
+		// The hooks are configured after the tools; the approver reads
+		// them when a tool asks.
+		TaskApprover: taskHooks{t},
 	}
 	if t.wrap != nil {
 		t.env.Shell.SetWrapper(t.wrap)

@@ -74,7 +74,7 @@ func (s *Session) workflow() session.Workflow {
 		AddDirs: nonNil(o.AddDirs), Agent: o.Agent, Agents: o.AgentsJSON, PluginDirs: nonNil(o.PluginDirs), Tools: o.Tools,
 		AllowedTools: nonNil(o.AllowedTools), DisallowedTools: nonNil(o.DisallowedTools), PermissionPromptTool: o.PermissionPromptTool,
 		MaxThinkingTokens: o.MaxThinkingTokens, SystemPrompt: o.SystemPrompt, AppendSystemPrompt: o.AppendSystemPrompt,
-		CostUSD: s.costBase + eng.Cost(),
+		CostUSD: s.costBase + eng.Cost(), HooksOnce: s.hookOpts.Once.Keys(s.sessionID),
 	}
 }
 

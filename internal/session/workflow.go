@@ -59,6 +59,9 @@ type Workflow struct {
 	AppendSystemPrompt string    `json:"append_system_prompt,omitempty"`
 	CostUSD            float64   `json:"cost_usd"`
 	LastTool           *LastTool `json:"last_tool,omitempty"`
+	// HooksOnce names the once-only hooks that have run in the session
+	// (hook.OnceLog keys), so that a resume does not run them again.
+	HooksOnce []string `json:"hooks_once,omitempty"`
 	// Resume is the arguments that resume the session; SaveWorkflow fills
 	// it with ["--resume", name or id] when empty.
 	Resume []string `json:"resume"`

@@ -54,6 +54,10 @@ type Env struct {
 	// Modes reads and changes the session's permission mode (ExitPlanMode
 	// leaves plan mode). Nil when the session has no permission layer.
 	Modes ModeControl
+	// TaskApprover is asked before the task list changes in the ways the
+	// session's hooks guard (a task created, a task completed). Nil
+	// approves every change.
+	TaskApprover TaskApprover
 
 	stateMu sync.Mutex
 	state   map[any]any
@@ -110,6 +114,22 @@ type SubagentResult struct {
 	CostUSD         float64 `json:"costUSD"`
 	Worktree        string  `json:"worktreePath,omitempty"`
 	WorktreeBranch  string  `json:"worktreeBranch,omitempty"`
+}
+
+// TaskApprover approves changes to the session's task list (TaskCreate,
+// TaskUpdate): the runtime answers with the TaskCreated and TaskCompleted
+// hooks. A non-nil error refuses the change; its text is what the model
+// reads as the tool's error, so it says who refused and why.
+type TaskApprover interface {
+	// ApproveCreate is asked before task is added to the list.
+	ApproveCreate(ctx context.Context, task TaskInfo) error
+	// ApproveComplete is asked before task is marked completed.
+	ApproveComplete(ctx context.Context, task TaskInfo) error
+}
+
+// TaskInfo is a task of the task list as a TaskApprover sees it.
+type TaskInfo struct {
+	ID, Subject, Description string
 }
 
 // ModeControl is the session's permission mode, as tools see it.

@@ -3,7 +3,6 @@ package tui
 import (
 	_ "embed"
 	"fmt"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -290,22 +289,32 @@ func (m *Model) cmdPermissions() tea.Cmd {
 }
 
 func (m *Model) cmdHooks() tea.Cmd {
-	s := m.be.Settings()
-	if len(s.Hooks) == 0 {
+	list := m.be.Hooks()
+	if len(list) == 0 {
 		m.out("No hooks are configured.")
 		return nil
 	}
 	var b strings.Builder
-	for _, e := range slices.Sorted(maps.Keys(s.Hooks)) {
-		for _, g := range s.Hooks[e] {
-			matcher := g.Matcher
-			if matcher == "" {
-				matcher = "*"
-			}
-			fmt.Fprintf(&b, "%s [%s]: %d hook(s)\n", e, matcher, len(g.Hooks))
+	var event agent.HookEvent
+	for _, e := range list {
+		if e.Event != event {
+			event = e.Event
+			fmt.Fprintf(&b, "%s\n", event)
 		}
+		matcher := e.Matcher
+		if matcher == "" {
+			matcher = "*"
+		}
+		where := e.Source
+		if e.Origin != "" {
+			where += " " + e.Origin
+		}
+		if e.Note != "" {
+			where += " (" + e.Note + ")"
+		}
+		fmt.Fprintf(&b, "  [%s] %s: %s  %s\n", matcher, e.Type, truncate(firstLine(e.Run), 80), m.st.dim.Render(where))
 	}
-	m.out(b.String())
+	m.out(strings.TrimRight(b.String(), "\n"))
 	return nil
 }
 

@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -315,8 +316,23 @@ func (m *Model) system(msg *agent.SystemMessage) tea.Cmd {
 		m.printNotice(fmt.Sprintf("Switched to the fallback model: %v", msg.Fields))
 	case "task_started":
 		// shown through the Agent call's progress
+	case agent.SubtypeHookStatus:
+		m.trackHook(msg.Fields)
 	}
 	return nil
+}
+
+// hookStatus is a running hook's statusMessage, which the spinner shows.
+type hookStatus struct{ id, text string }
+
+// trackHook follows the hooks with a statusMessage as they start and end.
+func (m *Model) trackHook(f map[string]any) {
+	id, _ := f["hook_id"].(string)
+	text, _ := f["status_message"].(string)
+	m.hookStatus = slices.DeleteFunc(m.hookStatus, func(h hookStatus) bool { return h.id == id })
+	if running, _ := f["running"].(bool); running && text != "" {
+		m.hookStatus = append(m.hookStatus, hookStatus{id: id, text: text})
+	}
 }
 
 func (m *Model) result(r *agent.ResultMessage) tea.Cmd {
@@ -347,6 +363,9 @@ func (m *Model) result(r *agent.ResultMessage) tea.Cmd {
 	if m.runs == 0 {
 		m.runNotice("")
 		m.outTokens, m.msgBase = 0, 0
+		// An async hook may outlive the run; its end would come when
+		// nobody listens.
+		m.hookStatus = nil
 	}
 	return m.refreshStatusLine()
 }

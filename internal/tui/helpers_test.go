@@ -29,6 +29,7 @@ type fakeBackend struct {
 	logins     []string
 	info       agent.ClientInfo
 	settings   agent.Settings
+	hooks      []agent.HookEntry
 	// sessions are the saved sessions; transcripts their conversations.
 	sessions    []agent.SessionInfo
 	transcripts map[string][]agent.MessageParam
@@ -55,6 +56,7 @@ func (f *fakeBackend) SetPermissionMode(m agent.PermissionMode) error {
 func (f *fakeBackend) Info() agent.ClientInfo                 { return f.info }
 func (f *fakeBackend) MCPServers() []agent.MCPServerStatus    { return nil }
 func (f *fakeBackend) Settings() agent.Settings               { return f.settings }
+func (f *fakeBackend) Hooks() []agent.HookEntry               { return f.hooks }
 func (f *fakeBackend) Sessions() ([]agent.SessionInfo, error) { return f.sessions, nil }
 func (f *fakeBackend) SessionMessages(id string) ([]agent.MessageParam, error) {
 	return f.transcripts[id], nil

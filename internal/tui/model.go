@@ -24,6 +24,8 @@ type backend interface {
 	MCPServers() []agent.MCPServerStatus
 	// Settings are the settings the session runs under.
 	Settings() agent.Settings
+	// Hooks are the session's hooks, with where each is defined.
+	Hooks() []agent.HookEntry
 	// Sessions lists the saved sessions of the working directory, newest
 	// first; SessionMessages is the conversation of one of them.
 	Sessions() ([]agent.SessionInfo, error)
@@ -107,6 +109,7 @@ type Model struct {
 	streamedTexts int
 	thinking      bool
 	tools         []*toolCall          // running tool calls, oldest first
+	hookStatus    []hookStatus         // running hooks with a statusMessage, oldest first
 	idleSeq       int                  // numbers the waits for the user (idle.go)
 	images        []agent.ContentBlock // pasted images, by placeholder number
 	turns         []turnMark           // the prompts of this session (checkpoints.go)

@@ -791,3 +791,39 @@ func TestRenameAndAddDirReopenTheSession(t *testing.T) {
 		t.Errorf("renamed during a run: %+v", h.be.reopened)
 	}
 }
+
+// TestHooksCommandListsTheSessionsHooks: /hooks shows each hook of the
+// session under its event, with what it runs, whose it is, the file that
+// defines it and why one does not run.
+func TestHooksCommandListsTheSessionsHooks(t *testing.T) {
+	h := newHarness(t)
+	h.typeText("/hooks")
+	h.enter()
+	if !strings.Contains(h.allPrinted(), "No hooks are configured.") {
+		t.Errorf("no hooks: %q", h.printed)
+	}
+	h.be.hooks = []agent.HookEntry{
+		{Event: agent.HookPreToolUse, Matcher: "Bash", Type: "command", Run: "./check.sh\nsecond line", Source: "project", Origin: "/r/.claude/settings.json:4", Runs: true},
+		{Event: agent.HookPreToolUse, Type: "http", Run: "http://127.0.0.1:9/h", Source: "plugin:lint", Origin: "/p/hooks/hooks.json:1", Note: "not run: disableAllHooks (project /r/.claude/settings.json:1:2) is set"},
+		{Event: agent.HookStop, Type: "callback", Run: "hook_0", Source: "sdk", Runs: true},
+	}
+	h.printed = nil
+	h.typeText("/hooks")
+	h.enter()
+	got := h.allPrinted()
+	for _, want := range []string{
+		"PreToolUse", "[Bash] command: ./check.sh", "project /r/.claude/settings.json:4",
+		"[*] http: http://127.0.0.1:9/h", "plugin:lint /p/hooks/hooks.json:1 (not run: disableAllHooks",
+		"Stop", "[*] callback: hook_0  sdk",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("/hooks lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Index(got, "PreToolUse") > strings.Index(got, "[Bash]") || strings.Index(got, "Stop") > strings.Index(got, "hook_0") {
+		t.Errorf("/hooks does not list each hook under its event:\n%s", got)
+	}
+	if strings.Contains(got, "second line") || strings.Count(got, "PreToolUse") != 1 {
+		t.Errorf("/hooks shows more than one line per hook or repeats the event:\n%s", got)
+	}
+}

@@ -38,6 +38,7 @@ type Engine interface {
 	MCPServers() []agent.MCPServerStatus
 	Flush(ctx context.Context) error
 	Settings() agent.Settings
+	Hooks() []agent.HookEntry
 	Notify(ctx context.Context, notificationType, title, message string) []string
 	RewindFiles(messageID string, dryRun bool) agent.RewindResult
 	UpdatePermissions(ups ...agent.PermissionUpdate) error
@@ -61,7 +62,7 @@ func StartClient(ctx context.Context, opts agent.Options) (Engine, error) {
 // Config configures a run of the UI.
 type Config struct {
 	// Options are the session's options. Run sets CanUseTool,
-	// IncludePartialMessages and Notify.
+	// IncludePartialMessages, HookStatusMessages and Notify.
 	Options agent.Options
 	// Prompt, when not empty, is sent as soon as the UI is up.
 	Prompt string
@@ -122,7 +123,8 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	opts.IncludePartialMessages = true
-	opts.FileCheckpointing = true // for the rewind (Esc Esc)
+	opts.HookStatusMessages = true // a hook's statusMessage by the spinner
+	opts.FileCheckpointing = true  // for the rewind (Esc Esc)
 	opts.CanUseTool = h.canUseTool
 	opts.Notify = func(msg string) { h.send(noticeMsg{text: msg}) }
 	h.opts = opts
@@ -319,6 +321,8 @@ func (h *host) AllowRule(rule string) error {
 }
 
 func (h *host) Settings() agent.Settings { return h.engine().Settings() }
+
+func (h *host) Hooks() []agent.HookEntry { return h.engine().Hooks() }
 
 func (h *host) Sessions() ([]agent.SessionInfo, error) { return agent.ListSessions(h.options()) }
 

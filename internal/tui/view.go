@@ -54,7 +54,11 @@ func (m *Model) render() string {
 	}
 	if m.busy() {
 		label := "Working…"
-		if m.thinking {
+		switch {
+		case len(m.hookStatus) > 0:
+			// The latest hook that said what it does, while it runs.
+			label = m.hookStatus[len(m.hookStatus)-1].text
+		case m.thinking:
 			label = "Thinking…"
 		}
 		elapsed := m.now().Sub(m.runStart).Round(time.Second)
