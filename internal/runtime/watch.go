@@ -77,7 +77,9 @@ type watching struct {
 // for reloads to reach it.
 func (t *thread) watchFiles(context.Context) error {
 	s := t.s
-	t.env.Files.OnRecord(s.watching.read)
+	if !t.spec.hookAgent { // what a hook's agent reads is not the session's
+		t.env.Files.OnRecord(s.watching.read)
+	}
 	if t.parent != nil {
 		return s.running(t, true)
 	}
