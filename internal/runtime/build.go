@@ -44,6 +44,7 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.main = main
+	s.watching.refresh() // watch.go: FileChanged, ConfigChange
 	return s, nil
 }
 
@@ -122,6 +123,7 @@ func (s *Session) buildThread(ctx context.Context, sp spec) (*thread, error) {
 		(*thread).buildPrompt,    // prompt.go
 		(*thread).openTranscript, // transcript.go
 		(*thread).startEngine,    // below
+		(*thread).watchFiles,     // watch.go: files read, CwdChanged
 	} {
 		if err := step(t, ctx); err != nil {
 			t.close()
@@ -212,6 +214,11 @@ func (t *thread) budget() float64 {
 // close releases what the thread owns (a subagent's worktree is closed by
 // its run, which reports what became of it).
 func (t *thread) close() {
+	if t.parent == nil {
+		t.s.watching.close()
+	} else {
+		_ = t.s.running(t, false)
+	}
 	if t.agentMCP != nil {
 		_ = t.agentMCP.Close()
 	}

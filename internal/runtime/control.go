@@ -187,6 +187,7 @@ func (s *Session) ContextUsage() (model llm.Model, parts []ContextCategory) {
 // scratch files go.
 func (s *Session) Close(ctx context.Context) {
 	s.cancel()
+	s.watching.close()
 	if s.mcp != nil {
 		_ = s.mcp.manager.Close()
 	}

@@ -35,6 +35,7 @@ func (t *thread) fireStart(ctx context.Context) error {
 		t.s.notify(m)
 	}
 	t.addHookContext("SessionStart", out)
+	t.s.watching.ask(out.WatchPaths)
 	return nil
 }
 

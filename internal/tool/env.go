@@ -2,14 +2,17 @@ package tool
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/shell"
+	"github.com/tackcode/tack/internal/watch"
 )
 
 // Env is the state one session's tool calls share. It is safe for
@@ -24,6 +27,10 @@ type Env struct {
 	Shell *shell.Shell
 	// Files remembers which files were read, to guard writes.
 	Files *FileState
+	// Writes records what the file tools write, so that the session's file
+	// watcher does not take those changes for someone else's. The
+	// session's threads share it; nil records nothing.
+	Writes *watch.Writes
 	// Tools is the session's tool catalogue (ToolSearch looks in it).
 	Tools *Registry
 	// Model calls the model for tools that need one (WebFetch, WebSearch).
@@ -185,6 +192,8 @@ func (e *Env) Scratch() (string, error) {
 type FileState struct {
 	mu sync.Mutex
 	m  map[string]FileStamp
+	// seen is told of every file recorded (OnRecord).
+	seen func(path string)
 }
 
 // FileStamp is what a session saw of a file when it read or wrote it.
@@ -201,8 +210,27 @@ func NewFileState() *FileState { return &FileState{m: map[string]FileStamp{}} }
 // Record notes that the session has seen path as described by info.
 func (s *FileState) Record(path string, info os.FileInfo, partial bool) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.m[path] = FileStamp{ModTime: info.ModTime(), Size: info.Size(), Partial: partial}
+	seen := s.seen
+	s.mu.Unlock()
+	if seen != nil {
+		seen(path)
+	}
+}
+
+// OnRecord has f told of every file recorded from now on: the files the
+// session read or wrote, which its file watcher watches.
+func (s *FileState) OnRecord(f func(path string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seen = f
+}
+
+// Paths are the files recorded so far.
+func (s *FileState) Paths() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Collect(maps.Keys(s.m))
 }
 
 // Get returns the stamp recorded for path.
