@@ -70,9 +70,9 @@ func (e *env) realDir() string {
 	return d
 }
 
-// hookSettings writes the project settings with hooks and the rest of
+// settingsJSON is the text of project settings with hooks and the rest of
 // settings.
-func (e *env) hookSettings(hooks map[string]any, more map[string]any) string {
+func (e *env) settingsJSON(hooks map[string]any, more map[string]any) string {
 	e.t.Helper()
 	s := map[string]any{"hooks": hooks}
 	for k, v := range more {
@@ -231,7 +231,7 @@ func TestCwdChangedAfterCd(t *testing.T) {
 	hooks := hooktest.LoggingHooks(log, hook.PreToolUse, hook.PostToolUse, hook.CwdChanged, hook.FileChanged)
 	hooks["CwdChanged"] = append(hooks["CwdChanged"].([]any), map[string]any{"hooks": []any{map[string]any{"type": "command",
 		"command": fmt.Sprintf(`echo '{"hookSpecificOutput":{"hookEventName":"CwdChanged","watchPaths":[%q]}}'`, envrc)}}})
-	e.settings("settings.json", e.hookSettings(hooks, nil))
+	e.settings("settings.json", e.settingsJSON(hooks, nil))
 	// The session waits, in a command of its own, for the FileChanged of
 	// the file it made: it ends once that hook has logged.
 	waitForFileChanged := fmt.Sprintf(`for i in $(seq 600); do grep -q '"FileChanged"' %q && exit 0; sleep 0.1; done; exit 1`, log)
@@ -316,7 +316,7 @@ func TestFileChangedAfterAnotherProcessEdits(t *testing.T) {
 	e.write("Makefile", "all:\n")
 	hooks["SessionStart"] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command",
 		"command": fmt.Sprintf(`echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","watchPaths":[%q]}}'`, makefile)}}}}
-	e.settings("settings.json", e.hookSettings(hooks, nil))
+	e.settings("settings.json", e.settingsJSON(hooks, nil))
 	started, goOn := filepath.Join(t.TempDir(), "started"), filepath.Join(t.TempDir(), "go")
 	wait := fmt.Sprintf(`touch %q; for i in $(seq 600); do [ -e %q ] && exit 0; sleep 0.1; done; exit 1`, started, goOn)
 	e.srv.Append(
@@ -395,7 +395,7 @@ func TestConfigChangeReloadsTheSettings(t *testing.T) {
 	e := newEnv(t)
 	log := filepath.Join(t.TempDir(), "hooks.jsonl")
 	hooks := hooktest.LoggingHooks(log, hook.ConfigChange)
-	e.settings("settings.json", e.hookSettings(hooks, nil))
+	e.settings("settings.json", e.settingsJSON(hooks, nil))
 	e.write(".claude/skills/lint/SKILL.md", "---\ndescription: Lints\n---\nLint.\n")
 	path := filepath.Join(e.realDir(), ".claude", "settings.json")
 	skill := filepath.Join(e.realDir(), ".claude", "skills", "lint", "SKILL.md")
@@ -410,7 +410,7 @@ func TestConfigChangeReloadsTheSettings(t *testing.T) {
 		t.Fatalf("first prompt: %v\n%s", res, l.stderr.String())
 	}
 
-	denied := e.hookSettings(hooks, map[string]any{"permissions": map[string]any{"deny": []string{"Bash(echo two)"}}})
+	denied := e.settingsJSON(hooks, map[string]any{"permissions": map[string]any{"deny": []string{"Bash(echo two)"}}})
 	broken := strings.Replace(denied, `"deny": [`, `"deny": [,`, 1)
 	line := 1 + strings.Count(broken[:strings.Index(broken, `[,`)], "\n")
 	replace(t, path, broken)
@@ -458,7 +458,7 @@ func TestConfigChangeHookBlocks(t *testing.T) {
 	e := newEnv(t)
 	hooks := map[string]any{"ConfigChange": []any{map[string]any{"matcher": "project_settings|policy_settings", "hooks": []any{
 		map[string]any{"type": "command", "command": "echo 'settings are frozen' >&2; exit 2"}}}}}
-	e.settings("settings.json", e.hookSettings(hooks, nil))
+	e.settings("settings.json", e.settingsJSON(hooks, nil))
 	path := filepath.Join(e.realDir(), ".claude", "settings.json")
 	managed := filepath.Join(t.TempDir(), "managed-settings.json")
 	if err := os.WriteFile(managed, []byte(`{}`), 0o644); err != nil {
@@ -474,7 +474,7 @@ func TestConfigChangeHookBlocks(t *testing.T) {
 	)
 	l := e.start("--dangerously-skip-permissions")
 	l.prompt("wait")
-	replace(t, path, e.hookSettings(hooks, map[string]any{"permissions": map[string]any{"deny": []string{"Bash(echo two)"}}}))
+	replace(t, path, e.settingsJSON(hooks, map[string]any{"permissions": map[string]any{"deny": []string{"Bash(echo two)"}}}))
 	waitFor(t, "the notice of the block", func() bool {
 		return strings.Contains(l.stderr.String(), "a hook blocked the change of "+path+"; the session keeps its settings: settings are frozen")
 	})
@@ -524,7 +524,7 @@ func TestNoWatcherWithoutItsHooks(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": count})), llmtest.Reply(llmtest.Text("counted")))
 			if c.hooks != nil {
-				e.settings("settings.json", e.hookSettings(c.hooks, nil))
+				e.settings("settings.json", e.settingsJSON(c.hooks, nil))
 			}
 			if out, errOut := e.run("-p", "count", "--dangerously-skip-permissions"); e.status != 0 {
 				t.Fatalf("exit %d: %s\n%s", e.status, out, errOut)
@@ -548,7 +548,7 @@ func TestFileChangedNamesFollowTheCwd(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "hooks.jsonl")
 	logged := hooktest.LoggingHooks(log, hook.FileChanged)["FileChanged"].([]any)[0].(map[string]any)
 	logged["matcher"] = ".env"
-	e.settings("settings.json", e.hookSettings(map[string]any{"FileChanged": []any{logged}}, nil))
+	e.settings("settings.json", e.settingsJSON(map[string]any{"FileChanged": []any{logged}}, nil))
 	waitFor := func(path string) string {
 		return fmt.Sprintf(`for i in $(seq 600); do grep -q %q %q && exit 0; sleep 0.1; done; exit 1`, `"file_path":"`+path+`"`, log)
 	}
@@ -580,7 +580,7 @@ func TestFileChangedNamesFollowTheCwd(t *testing.T) {
 func TestConfigChangeReachesARunningSubagent(t *testing.T) {
 	e := newEnv(t)
 	hooks := hooktest.LoggingHooks(filepath.Join(t.TempDir(), "log"), hook.ConfigChange)
-	e.settings("settings.json", e.hookSettings(hooks, nil))
+	e.settings("settings.json", e.settingsJSON(hooks, nil))
 	e.write(".claude/agents/worker.md", "---\nname: worker\ndescription: Works\ntools: Bash\n---\nYou work.\n")
 	path := filepath.Join(e.realDir(), ".claude", "settings.json")
 	started, goOn := filepath.Join(t.TempDir(), "started"), filepath.Join(t.TempDir(), "go")
@@ -596,7 +596,7 @@ func TestConfigChangeReachesARunningSubagent(t *testing.T) {
 	l := e.start("--dangerously-skip-permissions")
 	l.send("delegate")
 	waitFor(t, "the subagent's first command", func() bool { _, err := os.Stat(started); return err == nil })
-	replace(t, path, e.hookSettings(hooks, map[string]any{"permissions": map[string]any{"deny": []string{"Bash(echo sub)"}}}))
+	replace(t, path, e.settingsJSON(hooks, map[string]any{"permissions": map[string]any{"deny": []string{"Bash(echo sub)"}}}))
 	waitFor(t, "the settings read again", func() bool { return strings.Contains(l.stderr.String(), "settings: read "+path+" again") })
 	if err := os.WriteFile(goOn, nil, 0o644); err != nil {
 		t.Fatal(err)
