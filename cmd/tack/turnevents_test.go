@@ -474,3 +474,43 @@ func TestSubagentStopTranscriptPathExists(t *testing.T) {
 		t.Errorf("agent_transcript_path %q: %v\n%s", path, err, data)
 	}
 }
+
+// TestStopHookSeesRunningBackgroundTasks: a background Bash command still
+// running when the model stops is in Stop's background_tasks (id, type
+// shell, status, description, command), so that a hook can keep the model
+// from stopping before it ends; a session without one sends none.
+func TestStopHookSeesRunningBackgroundTasks(t *testing.T) {
+	e := newEnv(t)
+	e.srv.Append(
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "sleep 30", "description": "wait for the build", "run_in_background": true})),
+		llmtest.Reply(llmtest.Text("started it")),
+	)
+	log := e.hookSettings(nil, nil)
+	_, errOut := e.run("-p", "start the build", "--allowedTools", "Bash(sleep *)")
+	if e.status != 0 {
+		t.Fatalf("exit %d: %s", e.status, errOut)
+	}
+	stops := hooktest.Only(hooktest.ReadLog(t, log), hook.Stop)
+	if len(stops) != 1 {
+		t.Fatalf("Stop fired %d times", len(stops))
+	}
+	tasks, _ := stops[0].Fields["background_tasks"].([]any)
+	if len(tasks) != 1 {
+		t.Fatalf("background_tasks %v, want the running sleep: %s", stops[0].Fields["background_tasks"], stops[0].Raw)
+	}
+	task := tasks[0].(map[string]any)
+	if task["id"] != "bash_1" || task["type"] != "shell" || task["status"] != "running" ||
+		task["description"] != "wait for the build" || task["command"] != "sleep 30" {
+		t.Errorf("background task %v", task)
+	}
+
+	// No background command: no list.
+	e.srv.Append(llmtest.Reply(llmtest.Text("nothing to run")))
+	log = e.hookSettings(nil, nil)
+	if _, errOut := e.run("-p", "say hi"); e.status != 0 {
+		t.Fatalf("exit %d: %s", e.status, errOut)
+	}
+	if stop := hooktest.Only(hooktest.ReadLog(t, log), hook.Stop); len(stop) != 1 || stop[0].Has("background_tasks") {
+		t.Errorf("Stop without background tasks: %v", stop)
+	}
+}

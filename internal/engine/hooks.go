@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"github.com/tackcode/tack/internal/jsonx"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/protocol"
+	"github.com/tackcode/tack/internal/shell"
 )
 
 // HookLog collects the hook_started / hook_response records of a session's
@@ -346,11 +348,13 @@ func (r *run) userPromptSubmit(prompt []llm.Block) (extra []llm.Block, stop *pro
 // feedback to send back when a hook says the model must go on.
 func (r *run) stopHook(lastText string) (feedback string, stop *protocol.Result) {
 	base := r.hookBase()
-	var in hook.Input = &hook.StopInput{Base: base, StopHookActive: r.stopHookActive, LastAssistantMessage: lastText}
+	tasks := r.runningTasks()
+	var in hook.Input = &hook.StopInput{Base: base, StopHookActive: r.stopHookActive, LastAssistantMessage: lastText, BackgroundTasks: tasks}
 	if base.AgentID != "" {
 		// A subagent ending its turn fires SubagentStop, not Stop.
 		in = &hook.SubagentStopInput{Base: base, StopHookActive: r.stopHookActive, AgentID: base.AgentID,
-			AgentType: base.AgentType, AgentTranscriptPath: r.s.cfg.TranscriptPath, LastAssistantMessage: lastText}
+			AgentType: base.AgentType, AgentTranscriptPath: r.s.cfg.TranscriptPath, LastAssistantMessage: lastText,
+			BackgroundTasks: tasks}
 	}
 	out := r.fireHook(in)
 	if out.Stop {
@@ -367,4 +371,21 @@ func stopText(reason string) string {
 		return "A hook stopped the session."
 	}
 	return "A hook stopped the session: " + reason
+}
+
+// runningTasks are the background commands of the thread's shell still
+// running, as Stop hooks are told of them.
+func (r *run) runningTasks() []hook.BackgroundTask {
+	env := r.s.cfg.Env
+	if env == nil || env.Shell == nil {
+		return nil
+	}
+	var out []hook.BackgroundTask
+	for _, j := range env.Shell.Jobs() {
+		if st := j.Status(); st.State == shell.JobRunning {
+			out = append(out, hook.BackgroundTask{ID: j.ID, Type: "shell", Status: string(st.State),
+				Description: cmp.Or(j.Description, j.Command), Command: j.Command})
+		}
+	}
+	return out
 }
