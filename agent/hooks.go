@@ -354,6 +354,30 @@ type StopHookInput struct {
 	// blocked before: a hook checks it not to loop forever.
 	StopHookActive       bool   `json:"stop_hook_active"`
 	LastAssistantMessage string `json:"last_assistant_message"`
+	// BackgroundTasks are the background tasks still running (Bash's
+	// run_in_background); SessionCrons the scheduled prompts (tack has
+	// none). Absent when empty.
+	BackgroundTasks []HookBackgroundTask `json:"background_tasks,omitempty"`
+	SessionCrons    []HookSessionCron    `json:"session_crons,omitempty"`
+}
+
+// HookBackgroundTask is a background task of the session, as Stop and
+// SubagentStop report it.
+type HookBackgroundTask struct {
+	ID          string `json:"id"`
+	Type        string `json:"type"` // "shell" for a background Bash command
+	Status      string `json:"status"`
+	Description string `json:"description"`
+	Command     string `json:"command,omitempty"`
+	AgentType   string `json:"agent_type,omitempty"`
+}
+
+// HookSessionCron is a prompt scheduled to run in the session.
+type HookSessionCron struct {
+	ID        string `json:"id"`
+	Schedule  string `json:"schedule"`
+	Recurring bool   `json:"recurring"`
+	Prompt    string `json:"prompt"`
 }
 
 // SubagentStartHookInput is the payload of HookSubagentStart: AgentID and
@@ -373,6 +397,9 @@ type SubagentStopHookInput struct {
 	AgentTranscriptPath  string `json:"agent_transcript_path"`
 	AgentType            string `json:"agent_type"`
 	LastAssistantMessage string `json:"last_assistant_message"`
+	// BackgroundTasks and SessionCrons are as in StopHookInput.
+	BackgroundTasks []HookBackgroundTask `json:"background_tasks,omitempty"`
+	SessionCrons    []HookSessionCron    `json:"session_crons,omitempty"`
 }
 
 // TaskCreatedHookInput is the payload of HookTaskCreated.

@@ -54,6 +54,10 @@ const (
 	ResultErrorMaxStructuredOutputRetries = "error_max_structured_output_retries"
 )
 
+// StopToolDeferred is the StopReason and TerminalReason of a result whose
+// run ended because a PreToolUse hook deferred a call (its DeferredToolUse).
+const StopToolDeferred = "tool_deferred"
+
 // SystemMessage is a type "system" message. Subtype says which of the
 // optional parts is set; the fields of other subtypes stay empty and are
 // not encoded.
@@ -229,6 +233,21 @@ type ResultMessage struct {
 	TerminalReason    string                `json:"terminal_reason,omitempty"`
 	// StructuredOutput is the value matching Options.JSONSchema.
 	StructuredOutput any `json:"structured_output,omitempty"`
+	// DeferredToolUse is the call a PreToolUse hook deferred (permission
+	// decision "defer"), when the run ended for it: StopReason and
+	// TerminalReason are then StopToolDeferred. The call did not run and no
+	// denial is recorded; resuming the session (Options.Resume or
+	// Options.Continue) offers it again to the hooks and the permission
+	// check, which run or deny it before the conversation goes on.
+	DeferredToolUse *DeferredToolUse `json:"deferred_tool_use,omitempty"`
+}
+
+// DeferredToolUse is a tool call left for the host to decide: the
+// tool_use block's id, the tool's name and its input.
+type DeferredToolUse struct {
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
 }
 
 // ResultUsage is the token usage summed over a prompt's requests.
@@ -322,6 +341,9 @@ func publicMessage(m protocol.Message) Message {
 			SessionID: m.SessionID, UUID: m.UUID, NumTurns: m.NumTurns, DurationMS: m.DurationMS, DurationAPIMS: m.DurationAPIMS,
 			TotalCostUSD: m.TotalCostUSD, Usage: resultUsageOf(m.Usage), PermissionDenials: convert(m.PermissionDenials, func(d protocol.PermissionDenial) PermissionDenial { return PermissionDenial(d) }),
 			StopReason: m.StopReason, TerminalReason: m.TerminalReason, StructuredOutput: m.StructuredOutput}
+		if d := m.DeferredToolUse; d != nil {
+			out.DeferredToolUse = &DeferredToolUse{ID: d.ID, Name: d.Name, Input: d.Input}
+		}
 		if m.ModelUsage != nil {
 			out.ModelUsage = make(map[string]ModelUsage, len(m.ModelUsage))
 			for model, u := range m.ModelUsage {

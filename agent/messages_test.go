@@ -63,7 +63,8 @@ func TestMessagesEncodeAsTheRuntimesDo(t *testing.T) {
 			ModelUsage: map[string]protocol.ModelUsage{"m": {InputTokens: 1, OutputTokens: 2, CacheReadInputTokens: 3, CacheCreationInputTokens: 4,
 				WebSearchRequests: 5, CostUSD: 0.25, ContextWindow: 200000, MaxOutputTokens: 64000}},
 			PermissionDenials: []protocol.PermissionDenial{{ToolName: "Bash", ToolUseID: "t", ToolInput: json.RawMessage(`{"command":"rm"}`)}},
-			StopReason:        &text, TerminalReason: "completed", StructuredOutput: map[string]int{"n": 1}},
+			StopReason:        &text, TerminalReason: "completed", StructuredOutput: map[string]int{"n": 1},
+			DeferredToolUse: &protocol.DeferredToolUse{ID: "toolu_9", Name: "Write", Input: json.RawMessage(`{"file_path":"/a"}`)}},
 		&protocol.Result{Type: "result", Subtype: protocol.ResultDuringExecution, IsError: true, ModelUsage: map[string]protocol.ModelUsage{}, PermissionDenials: []protocol.PermissionDenial{}},
 	}
 	for _, m := range msgs {
@@ -132,6 +133,7 @@ func TestConstantsCoverTheRuntimes(t *testing.T) {
 		{"../internal/llm/message.go", "Type", "Block"},
 		{"../internal/protocol/protocol.go", "Subtype", "Subtype"},
 		{"../internal/protocol/protocol.go", "Result", "Result"},
+		{"../internal/protocol/protocol.go", "Stop", "Stop"},
 	} {
 		theirs := stringConstants(t, []string{c.file}, c.prefix)
 		ours := stringConstants(t, goFiles(t, "."), c.ours)

@@ -125,8 +125,10 @@ type Options struct {
 	// hook runs (the terminal UI shows it by its spinner). Claude Code has
 	// no such message, so print mode and stream-json never ask for it.
 	HookStatusMessages bool
-	// OnElicitation answers an MCP server that asks the user for input; nil
-	// declines every request (and says so through Notify).
+	// OnElicitation answers an MCP server that asks the user for input,
+	// unless a HookElicitation hook answered first; HookElicitationResult
+	// hooks see its answer and may change it. Nil declines every request
+	// no hook answered (and says so through Notify).
 	OnElicitation func(ctx context.Context, e Elicitation) (ElicitationAnswer, error)
 	// OnMCPProgress receives the progress notifications of MCP tool calls.
 	OnMCPProgress func(p MCPProgress)

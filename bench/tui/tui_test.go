@@ -90,7 +90,7 @@ func (e *engine) Info() agent.ClientInfo {
 }
 func (e *engine) MCPServers() []agent.MCPServerStatus { return nil }
 func (e *engine) Flush(context.Context) error         { return nil }
-func (e *engine) Close() error                        { e.cancel(); return nil }
+func (e *engine) CloseFor(agent.EndReason) error      { e.cancel(); return nil }
 func (e *engine) Notify(context.Context, string, string, string) []string {
 	return nil
 }
@@ -99,6 +99,7 @@ func (e *engine) MCPLogin(context.Context, string) error            { return nil
 func (e *engine) ContextUsage() agent.ContextUsage                  { return agent.ContextUsage{} }
 func (e *engine) UpdatePermissions(...agent.PermissionUpdate) error { return nil }
 func (e *engine) Settings() agent.Settings                          { return agent.Settings{} }
+func (e *engine) Hooks() []agent.HookEntry                          { return nil }
 
 // terminal counts what the UI writes and signals writes holding a marker.
 type terminal struct {

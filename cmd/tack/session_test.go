@@ -211,8 +211,10 @@ func TestKillNineNeverBreaksTheTranscript(t *testing.T) {
 
 		id := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
 		path := filepath.Join(e.projectDir(), id+".jsonl")
-		if _, err := os.Stat(path); err != nil {
-			continue // killed before the first record
+		if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+			// Killed before the first record: the file may exist, empty,
+			// and an empty transcript is no session to resume.
+			continue
 		}
 		tr, err := session.Load(path)
 		if err != nil {

@@ -51,16 +51,6 @@ func jsonAnswer(v any) string {
 	return "printf '%s' '" + string(b) + "'"
 }
 
-// realDir is the working directory as the session sees it.
-func (e *env) realDir() string {
-	e.t.Helper()
-	real, err := filepath.EvalSymlinks(e.dir)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return real
-}
-
 // firstUserText is the text of the first user message of the first request.
 func firstUserText(t *testing.T, reqs []llmtest.Request) string {
 	t.Helper()

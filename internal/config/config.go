@@ -176,11 +176,35 @@ func Load(opts LoadOptions) (*Merged, error) {
 	return load(opts, osFS{})
 }
 
-func load(opts LoadOptions, fsys fileSystem) (*Merged, error) {
+// Files are the settings files Load reads with opts, lowest precedence
+// first, whether they exist or not (inline --settings JSON is no file).
+func (opts LoadOptions) Files() []Source {
+	_, cands, managed, _, err := opts.candidates()
+	if err != nil {
+		return nil
+	}
+	var out []Source
+	for _, c := range append(cands, managed) {
+		out = append(out, Source{Scope: c.scope, Path: c.path})
+	}
+	return out
+}
+
+// candidate is a settings file Load may read.
+type candidate struct {
+	scope    Scope
+	path     string
+	required bool
+}
+
+// candidates fills in what opts leaves unset and lists the files it
+// selects: those below the command line's inline JSON (inline), then the
+// managed file.
+func (opts LoadOptions) candidates() (_ LoadOptions, cands []candidate, managed candidate, inline bool, _ error) {
 	if opts.Cwd == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return nil, fmt.Errorf("settings: working directory: %w", err)
+			return opts, nil, managed, false, fmt.Errorf("settings: working directory: %w", err)
 		}
 		opts.Cwd = wd
 	}
@@ -198,18 +222,11 @@ func load(opts LoadOptions, fsys fileSystem) (*Merged, error) {
 		want = map[Scope]bool{}
 		for _, s := range opts.Sources {
 			if s != ScopeUser && s != ScopeProject && s != ScopeLocal {
-				return nil, fmt.Errorf("settings: unknown setting source %q (want user, project or local)", s)
+				return opts, nil, managed, false, fmt.Errorf("settings: unknown setting source %q (want user, project or local)", s)
 			}
 			want[s] = true
 		}
 	}
-
-	type candidate struct {
-		scope    Scope
-		path     string
-		required bool
-	}
-	var cands []candidate
 	if want[ScopeUser] {
 		cands = append(cands, candidate{ScopeUser, filepath.Join(opts.ConfigDir, "settings.json"), false})
 	}
@@ -219,7 +236,7 @@ func load(opts LoadOptions, fsys fileSystem) (*Merged, error) {
 	if want[ScopeLocal] {
 		cands = append(cands, candidate{ScopeLocal, filepath.Join(opts.ProjectDir, ".claude", "settings.local.json"), false})
 	}
-	inline := strings.HasPrefix(strings.TrimLeft(opts.FlagSettings, " \t\r\n"), "{")
+	inline = strings.HasPrefix(strings.TrimLeft(opts.FlagSettings, " \t\r\n"), "{")
 	if opts.FlagSettings != "" && !inline {
 		p := opts.FlagSettings
 		if !filepath.IsAbs(p) {
@@ -227,7 +244,14 @@ func load(opts LoadOptions, fsys fileSystem) (*Merged, error) {
 		}
 		cands = append(cands, candidate{ScopeFlag, p, true})
 	}
-	managed := candidate{ScopeManaged, opts.ManagedPath, false}
+	return opts, cands, candidate{ScopeManaged, opts.ManagedPath, false}, inline, nil
+}
+
+func load(opts LoadOptions, fsys fileSystem) (*Merged, error) {
+	opts, cands, managed, inline, err := opts.candidates()
+	if err != nil {
+		return nil, err
+	}
 
 	var layers []*document
 	var errs []error

@@ -594,3 +594,23 @@ func TestRender(t *testing.T) {
 		t.Error("Render is not stable")
 	}
 }
+
+// Files lists what Load reads, present or not, in Load's order.
+func TestLoadOptionsFiles(t *testing.T) {
+	opts := LoadOptions{ConfigDir: "/u", ProjectDir: "/p", Cwd: "/c", ManagedPath: "/m.json", FlagSettings: "extra.json"}
+	want := []Source{
+		{Scope: ScopeUser, Path: "/u/settings.json"},
+		{Scope: ScopeProject, Path: "/p/.claude/settings.json"},
+		{Scope: ScopeLocal, Path: "/p/.claude/settings.local.json"},
+		{Scope: ScopeFlag, Path: "/c/extra.json"},
+		{Scope: ScopeManaged, Path: "/m.json"},
+	}
+	if got := opts.Files(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Files = %v, want %v", got, want)
+	}
+	opts.Sources, opts.FlagSettings = []Scope{ScopeLocal}, `{"model":"x"}`
+	want = []Source{{Scope: ScopeLocal, Path: "/p/.claude/settings.local.json"}, {Scope: ScopeManaged, Path: "/m.json"}}
+	if got := opts.Files(); !reflect.DeepEqual(got, want) {
+		t.Errorf("with --setting-sources local and inline --settings: Files = %v, want %v", got, want)
+	}
+}

@@ -136,6 +136,8 @@ func (r *run) compact(trigger, instructions string) error {
 	s.mu.Lock()
 	s.messages = out.Messages
 	s.prevLast = -1
+	// Calls left waiting by a deferral went with the history summarised.
+	s.waiting = nil
 	s.mu.Unlock()
 	r.lastUsage = nil
 

@@ -121,6 +121,10 @@ type Session struct {
 	undelivered   []llm.Block    // injected content whose run ended first
 	sentTools     []llm.ToolSpec // the tools array of the latest request
 	loops         *loopDetector
+	// waiting are the tool_use blocks of the last response that a
+	// PreToolUse hook's defer left without a result, the deferred call
+	// first: the next run decides them before anything else.
+	waiting []llm.Block
 }
 
 // New returns a session with an empty conversation.
@@ -225,12 +229,14 @@ func (s *Session) Messages() []llm.Message {
 	return append([]llm.Message(nil), s.messages...)
 }
 
-// Restore replaces the conversation (a resumed session).
+// Restore replaces the conversation (a resumed session). No call waits for
+// a decision then, until ResumeDeferred names one.
 func (s *Session) Restore(msgs []llm.Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.messages = append([]llm.Message(nil), msgs...)
 	s.prevLast = -1
+	s.waiting = nil
 }
 
 // Emit receives the session's messages as they happen, on the goroutine that
@@ -259,6 +265,8 @@ type run struct {
 	stopHookActive bool
 	// stopReason is set when a hook asked to end the session.
 	stopReason string
+	// deferred is the call a PreToolUse hook deferred: the run ends.
+	deferred *call
 	// lastUsage is the usage of the last response, to decide compaction.
 	lastUsage *llm.Usage
 	recordErr error
@@ -343,12 +351,24 @@ func (r *run) loop(prompt []llm.Block) *protocol.Result {
 	if first {
 		content = append(content, s.cfg.Context...)
 	}
-	extra, refused := r.userPromptSubmit(prompt)
-	if refused != nil {
-		return refused
+	s.mu.Lock()
+	resuming := len(s.waiting) > 0
+	s.mu.Unlock()
+	// A run that only decides waiting calls (a resume without a prompt)
+	// has no prompt to submit: the calls' results are its input.
+	if !resuming || !emptyPrompt(prompt) {
+		extra, refused := r.userPromptSubmit(prompt)
+		if refused != nil {
+			return refused
+		}
+		content = append(append(content, prompt...), extra...)
 	}
-	content = append(append(content, prompt...), extra...)
-	r.appendPrompt(content)
+	if len(content) > 0 {
+		r.appendPrompt(content)
+	}
+	if stop := r.decideWaiting(); stop != nil {
+		return stop
+	}
 
 	for {
 		if err := r.ctx.Err(); err != nil {
@@ -386,6 +406,7 @@ func (r *run) loop(prompt []llm.Block) *protocol.Result {
 			if r.ctx.Err() != nil {
 				return r.interrupted("aborted_streaming")
 			}
+			r.stopFailure(err)
 			return r.errorResult(protocol.ResultDuringExecution, "api_error", err.Error())
 		}
 		calls := r.appendAssistant(resp)
@@ -747,6 +768,16 @@ func (s *Session) LastTool() (name, decision string) {
 
 // Cost returns the session's spend so far in USD.
 func (s *Session) Cost() float64 { return s.totalCost() }
+
+// emptyPrompt reports whether a prompt holds nothing but empty text.
+func emptyPrompt(blocks []llm.Block) bool {
+	for _, b := range blocks {
+		if b.Type != llm.TypeText || strings.TrimSpace(b.Text) != "" {
+			return false
+		}
+	}
+	return true
+}
 
 func isJSONObject(b json.RawMessage) bool {
 	var m map[string]json.RawMessage

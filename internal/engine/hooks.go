@@ -1,15 +1,20 @@
 package engine
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 
 	"github.com/google/uuid"
 
 	"github.com/tackcode/tack/internal/hook"
+	"github.com/tackcode/tack/internal/jsonx"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/protocol"
+	"github.com/tackcode/tack/internal/shell"
 )
 
 // HookLog collects the hook_started / hook_response records of a session's
@@ -40,12 +45,17 @@ func (l *HookLog) take() []hook.Record {
 
 // fireHook runs the hooks of one event and reports what they said to the
 // user; the caller acts on the outcome.
-func (r *run) fireHook(in hook.Input) hook.Outcome {
+func (r *run) fireHook(in hook.Input) hook.Outcome { return r.fireHookCtx(r.ctx, in) }
+
+// fireHookCtx is fireHook under ctx: what must be told after the run was
+// interrupted (a call's failure) runs under a context the interrupt does
+// not cancel.
+func (r *run) fireHookCtx(ctx context.Context, in hook.Input) hook.Outcome {
 	s := r.s
 	if s.cfg.Hooks == nil || !s.cfg.Hooks.Has(in.EventName()) {
 		return hook.Outcome{Event: in.EventName()}
 	}
-	out := s.cfg.Hooks.Run(r.ctx, in)
+	out := s.cfg.Hooks.Run(ctx, in)
 	r.flushHookRecords()
 	for _, m := range out.SystemMessages {
 		r.notify(m)
@@ -112,6 +122,14 @@ func (r *run) preToolUse(c *call) bool {
 		msg := out.HookName + " hook error: " + out.Reason
 		r.deny(c, msg, false)
 		return false
+	case hook.DecisionDefer:
+		if r.parentID != nil {
+			// Nobody resumes a subagent: its call cannot wait for the host.
+			c.fail(out.HookName + " hook deferred this call, but a subagent's calls cannot wait for a later decision: it did not run.")
+			return false
+		}
+		r.deferred = c
+		return false
 	case hook.DecisionAllow, hook.DecisionAsk:
 		c.hookDecision = string(out.Permission)
 	}
@@ -147,18 +165,24 @@ func (r *run) permissionRequest(c *call) (v Verdict, decided bool) {
 }
 
 // postToolUse runs PostToolUse (or PostToolUseFailure) hooks and folds their
-// feedback into the call's result.
+// feedback into the call's result. A call the user interrupted is still
+// reported, with is_interrupt, under a context the interrupt does not end.
 func (r *run) postToolUse(c *call) {
 	base := r.hookBase()
 	var in hook.Input
+	ctx := r.ctx
 	if c.result.IsError {
+		interrupted := r.ctx.Err() != nil
+		if interrupted {
+			ctx = context.WithoutCancel(r.ctx)
+		}
 		in = &hook.PostToolUseFailureInput{Base: base, ToolName: c.name, ToolInput: c.input, ToolUseID: c.id,
-			Error: llm.TextOf(c.result.Content), IsInterrupt: r.ctx.Err() != nil, DurationMS: c.duration.Milliseconds()}
+			Error: llm.TextOf(c.result.Content), IsInterrupt: interrupted, DurationMS: c.duration.Milliseconds()}
 	} else {
 		in = &hook.PostToolUseInput{Base: base, ToolName: c.name, ToolInput: c.input, ToolUseID: c.id,
 			ToolResponse: structuredJSON(c.struct_), DurationMS: c.duration.Milliseconds()}
 	}
-	out := r.fireHook(in)
+	out := r.fireHookCtx(ctx, in)
 	if len(out.UpdatedToolOutput) > 0 {
 		c.result.Content = []llm.Block{llm.Text(rawText(out.UpdatedToolOutput))}
 	}
@@ -169,6 +193,105 @@ func (r *run) postToolUse(c *call) {
 	if out.Stop {
 		r.stopRequested(out.StopReason)
 	}
+}
+
+// permissionDenied runs the PermissionDenied hooks of a call that was just
+// denied, whoever denied it; a hook's retry:true tells the model, in the
+// call's result, that it may try again.
+func (r *run) permissionDenied(c *call, reason string) {
+	out := r.fireHook(&hook.PermissionDeniedInput{Base: r.hookBase(), ToolName: c.name, ToolInput: c.input,
+		ToolUseID: c.id, Reason: reason})
+	if out.Retry {
+		c.result.Content = append(c.result.Content, llm.Text(retryNote))
+	}
+	if out.Stop {
+		r.stopRequested(out.StopReason)
+	}
+}
+
+// retryNote is what the model reads after a denial a PermissionDenied hook
+// allows it to retry.
+const retryNote = "A PermissionDenied hook says you may try this call again (the cause of the denial may have been dealt with)."
+
+// postToolBatch runs the PostToolBatch hooks once the calls of a response
+// all have their results, before the next request: their context, and the
+// reason of a block, go to the model with the results. It returns a result
+// message when a hook stops the session.
+func (r *run) postToolBatch(calls []*call) *protocol.Result {
+	if r.s.cfg.Hooks == nil || !r.s.cfg.Hooks.Has(hook.PostToolBatch) {
+		return nil
+	}
+	batch := make([]hook.BatchToolCall, len(calls))
+	for i, c := range calls {
+		batch[i] = hook.BatchToolCall{ToolName: c.name, ToolInput: c.input, ToolUseID: c.id}
+		if c.ran {
+			// The result as the model reads it, as Claude Code sends it
+			// (PostToolUse gets the tool's structured response).
+			batch[i].ToolResponse, _ = jsonx.Marshal(llm.TextOf(c.result.Content))
+		}
+	}
+	out := r.fireHook(&hook.PostToolBatchInput{Base: r.hookBase(), ToolCalls: batch})
+	// The last message holds the batch's results.
+	if out.Block {
+		r.addToLastUser(llm.Text(out.HookName + " hook feedback: " + out.Reason))
+	}
+	if len(out.AdditionalContext) > 0 {
+		r.addToLastUser(hook.ContextBlock(string(hook.PostToolBatch), out.AdditionalContext))
+	}
+	if out.Stop {
+		return r.errorResult(protocol.ResultDuringExecution, "hook_stopped", stopText(out.StopReason))
+	}
+	return nil
+}
+
+// stopFailure runs the StopFailure hooks of a turn that ended on an API
+// error, in place of Stop. What they answer changes nothing.
+func (r *run) stopFailure(err error) {
+	r.fireHook(&hook.StopFailureInput{Base: r.hookBase(), Error: failureKind(err), ErrorDetails: err.Error(),
+		LastAssistantMessage: r.lastText})
+}
+
+// failureKind is the error type of a StopFailure payload (Claude Code's
+// SDKAssistantMessageError) for an error of a request to the model.
+func failureKind(err error) string {
+	var apiErr *llm.APIError
+	if !errors.As(err, &apiErr) {
+		return "unknown"
+	}
+	if kind, ok := failureKinds[apiErr.Type]; ok {
+		return kind
+	}
+	switch s := apiErr.Status; {
+	case s == 400 || s == 413:
+		return "invalid_request"
+	case s == 401 || s == 403:
+		return "authentication_failed"
+	case s == 402:
+		return "billing_error"
+	case s == 404:
+		return "model_not_found"
+	case s == 429:
+		return "rate_limit"
+	case s == 529:
+		return "overloaded"
+	case s >= 500:
+		return "server_error"
+	}
+	return "unknown"
+}
+
+// failureKinds maps the API's error types to StopFailure's.
+var failureKinds = map[string]string{
+	"invalid_request_error": "invalid_request",
+	"request_too_large":     "invalid_request",
+	"authentication_error":  "authentication_failed",
+	"permission_error":      "authentication_failed",
+	"billing_error":         "billing_error",
+	"not_found_error":       "model_not_found",
+	"rate_limit_error":      "rate_limit",
+	"overloaded_error":      "overloaded",
+	"api_error":             "server_error",
+	"timeout_error":         "server_error",
 }
 
 // stopRequested records that a hook asked to end the session.
@@ -229,11 +352,13 @@ func (r *run) userPromptSubmit(prompt []llm.Block) (extra []llm.Block, stop *pro
 // feedback to send back when a hook says the model must go on.
 func (r *run) stopHook(lastText string) (feedback string, stop *protocol.Result) {
 	base := r.hookBase()
-	var in hook.Input = &hook.StopInput{Base: base, StopHookActive: r.stopHookActive, LastAssistantMessage: lastText}
+	tasks := r.runningTasks()
+	var in hook.Input = &hook.StopInput{Base: base, StopHookActive: r.stopHookActive, LastAssistantMessage: lastText, BackgroundTasks: tasks}
 	if base.AgentID != "" {
 		// A subagent ending its turn fires SubagentStop, not Stop.
 		in = &hook.SubagentStopInput{Base: base, StopHookActive: r.stopHookActive, AgentID: base.AgentID,
-			AgentType: base.AgentType, AgentTranscriptPath: r.s.cfg.TranscriptPath, LastAssistantMessage: lastText}
+			AgentType: base.AgentType, AgentTranscriptPath: r.s.cfg.TranscriptPath, LastAssistantMessage: lastText,
+			BackgroundTasks: tasks}
 	}
 	out := r.fireHook(in)
 	if out.Stop {
@@ -250,4 +375,21 @@ func stopText(reason string) string {
 		return "A hook stopped the session."
 	}
 	return "A hook stopped the session: " + reason
+}
+
+// runningTasks are the background commands of the thread's shell still
+// running, as Stop hooks are told of them.
+func (r *run) runningTasks() []hook.BackgroundTask {
+	env := r.s.cfg.Env
+	if env == nil || env.Shell == nil {
+		return nil
+	}
+	var out []hook.BackgroundTask
+	for _, j := range env.Shell.Jobs() {
+		if st := j.Status(); st.State == shell.JobRunning {
+			out = append(out, hook.BackgroundTask{ID: j.ID, Type: "shell", Status: string(st.State),
+				Description: cmp.Or(j.Description, j.Command), Command: j.Command})
+		}
+	}
+	return out
 }

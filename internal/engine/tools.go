@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -78,17 +79,67 @@ type call struct {
 
 	result   llm.Block
 	struct_  any
-	done     bool
+	done     bool // the call has its result
+	ran      bool // the tool ran (struct_ is its response)
+	waiting  bool // a deferral left the call for the host to decide
 	duration time.Duration
 }
 
 // runTools runs the calls of one response and appends their results. It
 // returns a result message when the run must stop.
 func (r *run) runTools(calls []*call) *protocol.Result {
-	s := r.s
 	for _, c := range calls {
 		r.prepare(c)
 	}
+	loopErr := r.dispatch(calls)
+	interrupted := r.ctx.Err() != nil
+	deferred := r.deferred != nil && !interrupted
+	for _, c := range calls {
+		switch {
+		case c.done:
+			if len(c.hookContext) > 0 {
+				c.result.Content = append(c.result.Content, hook.ContextBlock("Tool", c.hookContext))
+			}
+			continue
+		case deferred:
+			// Left for the host: the transcript keeps the tool_use without
+			// a result; the conversation in memory holds a placeholder
+			// until the next run decides the call.
+			c.result = llm.ToolResult(c.id, waitingResult, true)
+			c.waiting = true
+			continue
+		case interrupted:
+			c.result = llm.ToolResult(c.id, "Not run: interrupted by the user.", true)
+		default:
+			c.result = llm.ToolResult(c.id, "Not run: the run stopped before this call.", true)
+		}
+		c.done = true
+	}
+	r.appendResults(calls)
+	switch {
+	case interrupted:
+		return r.interrupted("aborted_tools")
+	case loopErr != nil:
+		return r.errorResult(protocol.ResultDuringExecution, "loop_detected", loopErr.Error())
+	case deferred:
+		return r.deferredResult(calls)
+	case r.stopReason != "":
+		return r.errorResult(protocol.ResultDuringExecution, "hook_stopped", stopText(r.stopReason))
+	}
+	return r.postToolBatch(calls)
+}
+
+// waitingResult stands, in the conversation in memory only, for the result
+// of a call waiting for the host's decision.
+const waitingResult = "Not run yet: a PreToolUse hook deferred this call to the host, who has not decided it."
+
+// dispatch takes the calls through PreToolUse, the gate, the run and
+// PostToolUse: a mutating call alone, a run of read-only calls in
+// parallel, in the model's order. It stops after the batch in which the
+// run was interrupted, a hook stopped the session or deferred a call (the
+// calls after the deferred one are not taken), or the model looked stuck,
+// which it returns.
+func (r *run) dispatch(calls []*call) error {
 	var loopErr error
 	for i := 0; i < len(calls); {
 		if r.ctx.Err() != nil {
@@ -105,7 +156,16 @@ func (r *run) runTools(calls []*call) *protocol.Result {
 		i = j
 		var runnable []*call
 		for _, c := range batch {
-			if !c.done && r.preToolUse(c) && r.gate(c) {
+			if c.done {
+				continue
+			}
+			if !r.preToolUse(c) {
+				if r.deferred != nil {
+					break
+				}
+				continue
+			}
+			if r.gate(c) {
 				runnable = append(runnable, c)
 			}
 		}
@@ -114,38 +174,99 @@ func (r *run) runTools(calls []*call) *protocol.Result {
 			r.postToolUse(c)
 		}
 		for _, c := range batch {
-			if c.tool != nil && loopErr == nil {
-				loopErr = s.loops.observe(c.name, c.input, llm.TextOf(c.result.Content), c.result.IsError)
+			if c.done && c.tool != nil && loopErr == nil {
+				loopErr = r.s.loops.observe(c.name, c.input, llm.TextOf(c.result.Content), c.result.IsError)
 			}
 		}
-		if loopErr != nil || r.stopReason != "" {
+		if loopErr != nil || r.stopReason != "" || r.deferred != nil {
 			break
 		}
 	}
-	interrupted := r.ctx.Err() != nil
+	return loopErr
+}
+
+// deferredResult ends a run whose call a PreToolUse hook deferred: the
+// calls not run wait for the next run (of this process, or of the session
+// resumed), and the result names the deferred one. It is not an error and
+// records no denial.
+func (r *run) deferredResult(calls []*call) *protocol.Result {
+	var waiting []llm.Block
 	for _, c := range calls {
-		if len(c.hookContext) > 0 {
-			c.result.Content = append(c.result.Content, hook.ContextBlock("Tool", c.hookContext))
+		if c.waiting {
+			waiting = append(waiting, llm.Block{Type: llm.TypeToolUse, ID: c.id, Name: c.name, Input: c.input})
 		}
-		if !c.done {
-			reason := "Not run: the run stopped before this call."
-			if interrupted {
-				reason = "Not run: interrupted by the user."
+	}
+	r.s.mu.Lock()
+	r.s.waiting = waiting
+	r.s.mu.Unlock()
+	c := r.deferred
+	res := r.result(protocol.ResultSuccess, protocol.StopToolDeferred)
+	stop, text := protocol.StopToolDeferred, r.lastText
+	res.StopReason, res.Result = &stop, &text
+	res.DeferredToolUse = &protocol.DeferredToolUse{ID: c.id, Name: c.name, Input: c.input}
+	return res
+}
+
+// decideWaiting takes the calls a deferral left waiting (Deferred) through
+// the dispatch, the hooks and the gate deciding them now, and puts their
+// results in place of the placeholders. It returns a result message when
+// the run must stop (a call deferred again, an interrupt…).
+func (r *run) decideWaiting() *protocol.Result {
+	s := r.s
+	s.mu.Lock()
+	waiting := s.waiting
+	s.waiting = nil
+	s.mu.Unlock()
+	if len(waiting) == 0 {
+		return nil
+	}
+	calls := make([]*call, len(waiting))
+	for i, b := range waiting {
+		calls[i] = &call{id: b.ID, name: b.Name, input: b.Input}
+	}
+	return r.runTools(calls)
+}
+
+// Deferred is the call a PreToolUse hook deferred, waiting for the host's
+// decision, or nil: what a session saves so that resuming it decides the
+// call (ResumeDeferred).
+func (s *Session) Deferred() *protocol.DeferredToolUse {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.waiting) == 0 {
+		return nil
+	}
+	b := s.waiting[0]
+	return &protocol.DeferredToolUse{ID: b.ID, Name: b.Name, Input: b.Input}
+}
+
+// ResumeDeferred makes the call id of the conversation's last response,
+// and the calls after it, wait for a decision again: a resumed session's
+// deferred call (Deferred, as the session saved it). The next run takes
+// them through the hooks and the gate before anything else, and their
+// results replace the ones the restored conversation holds for them. It
+// reports false when the last response has no such call.
+func (s *Session) ResumeDeferred(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.messages) - 1; i >= 0; i-- {
+		m := s.messages[i]
+		if m.Role != llm.RoleAssistant {
+			continue
+		}
+		k := slices.IndexFunc(m.Content, func(b llm.Block) bool { return b.Type == llm.TypeToolUse && b.ID == id })
+		if k < 0 {
+			return false
+		}
+		s.waiting = nil
+		for _, b := range m.Content[k:] {
+			if b.Type == llm.TypeToolUse {
+				s.waiting = append(s.waiting, b)
 			}
-			c.result = llm.ToolResult(c.id, reason, true)
-			c.done = true
 		}
+		return true
 	}
-	r.appendResults(calls)
-	switch {
-	case interrupted:
-		return r.interrupted("aborted_tools")
-	case loopErr != nil:
-		return r.errorResult(protocol.ResultDuringExecution, "loop_detected", loopErr.Error())
-	case r.stopReason != "":
-		return r.errorResult(protocol.ResultDuringExecution, "hook_stopped", stopText(r.stopReason))
-	}
-	return nil
+	return false
 }
 
 // prepare resolves a call's tool and checks its input; a call that cannot
@@ -199,7 +320,9 @@ func (r *run) gate(c *call) bool {
 	return true
 }
 
-// deny gives c a denial result and lists it in the run's permission denials.
+// deny gives c a denial result, lists it in the run's permission denials
+// and fires PermissionDenied, whoever denied it: a rule, the mode, a hook,
+// the user or the host's callback, or nobody being there to ask.
 func (r *run) deny(c *call, msg string, unattended bool) {
 	if msg == "" {
 		msg = fmt.Sprintf("Permission to use %s was denied.", c.name)
@@ -211,6 +334,7 @@ func (r *run) deny(c *call, msg string, unattended bool) {
 		r.emit(&protocol.System{Subtype: protocol.SubtypePermissionDenied, SessionID: r.s.cfg.SessionID,
 			UUID: uuid.NewString(), ToolName: c.name, ToolUseID: c.id, Reason: msg})
 	}
+	r.permissionDenied(c, msg)
 }
 
 // execute runs calls, in parallel when there are several (they are then
@@ -237,7 +361,7 @@ func (r *run) invoke(c *call) {
 	start := time.Now()
 	res, err := safeRun(ctx, c.tool, r.s.cfg.Env, c.input)
 	c.duration = time.Since(start)
-	c.done = true
+	c.done, c.ran = true, true
 	if err != nil {
 		if tool.IsInputError(err) {
 			c.result = llm.ToolResult(c.id, wrapInputError(err.Error()), true)
@@ -288,24 +412,33 @@ func cleanContent(blocks []llm.Block) []llm.Block {
 }
 
 // appendResults adds one user message holding every result in call order,
-// and emits and records one message per result, as Claude Code does.
+// and emits and records one message per result, as Claude Code does. The
+// results of calls that were waiting take the place of their placeholders
+// instead; the placeholders of calls left waiting are neither emitted nor
+// recorded.
 func (r *run) appendResults(calls []*call) {
 	s := r.s
 	content := make([]llm.Block, len(calls))
+	var decided []*call
 	for i, c := range calls {
 		content[i] = c.result
+		if !c.waiting {
+			decided = append(decided, c)
+		}
 	}
 	s.mu.Lock()
-	s.messages = append(s.messages, llm.Message{Role: llm.RoleUser, Content: content})
-	if n := len(calls); n > 0 {
+	if !s.replaceResults(content) {
+		s.messages = append(s.messages, llm.Message{Role: llm.RoleUser, Content: content})
+	}
+	if n := len(decided); n > 0 {
 		decision := "allow"
-		if calls[n-1].denied {
+		if decided[n-1].denied {
 			decision = "deny"
 		}
-		s.lastTool = [2]string{calls[n-1].name, decision}
+		s.lastTool = [2]string{decided[n-1].name, decision}
 	}
 	s.mu.Unlock()
-	for _, c := range calls {
+	for _, c := range decided {
 		msg := &protocol.User{Type: "user", Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{c.result}},
 			ParentToolUseID: r.parentID, SessionID: s.cfg.SessionID, UUID: uuid.NewString(), ToolUseResult: c.struct_}
 		r.record(msg)
@@ -316,4 +449,29 @@ func (r *run) appendResults(calls []*call) {
 			r.recordErr = err
 		}
 	}
+}
+
+// replaceResults puts results in the place of the results the last user
+// message holds for the same calls (the placeholders of calls that were
+// waiting). It reports false when that message holds none of them. The
+// caller holds s.mu.
+func (s *Session) replaceResults(results []llm.Block) bool {
+	last := len(s.messages) - 1
+	if last < 0 || s.messages[last].Role != llm.RoleUser {
+		return false
+	}
+	content := slices.Clone(s.messages[last].Content)
+	replaced := false
+	for _, res := range results {
+		for i := range content {
+			if content[i].Type == llm.TypeToolResult && content[i].ToolUseID == res.ToolUseID {
+				content[i], replaced = res, true
+				break
+			}
+		}
+	}
+	if replaced {
+		s.messages[last].Content = content
+	}
+	return replaced
 }

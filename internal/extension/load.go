@@ -66,20 +66,8 @@ type Set struct {
 	problems               []*config.Error
 }
 
-// Load finds the definitions opts points at. It does not fail: a file
-// that cannot be read or does not hold a valid definition is left out and
-// reported in Problems, and everything else loads.
-//
-// Where definitions are read, highest precedence first:
-//
-//	agents    --agents > managed > project (cwd, then its parents up to
-//	          the git root) > user > plugins > built-in
-//	skills    managed > user > project, skills before commands of the
-//	          same name; plugin skills are namespaced "plugin:name"
-//
-// A definition that a higher one of the same name overrides is kept in
-// ShadowedAgents or ShadowedSkills.
-func Load(opts Options) *Set {
+// withDefaults fills in what opts leaves unset.
+func (opts Options) withDefaults() Options {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
@@ -95,7 +83,54 @@ func Load(opts Options) *Set {
 	if opts.Home == "" {
 		opts.Home = opts.Getenv("HOME")
 	}
-	want := func(s config.Scope) bool { return opts.Sources == nil || slices.Contains(opts.Sources, s) }
+	return opts
+}
+
+// wants reports whether the user or project folders of scope s are read.
+func (opts Options) wants(s config.Scope) bool {
+	return opts.Sources == nil || slices.Contains(opts.Sources, s)
+}
+
+// Root is a .claude folder skills and commands are read from (in its
+// skills/ and commands/).
+type Root struct {
+	Dir   string
+	Scope Scope
+}
+
+// Roots are the folders Load reads skills and commands from, plugins'
+// aside, highest precedence first: managed, user, project (the working
+// directory, then its parents up to the git root).
+func Roots(opts Options) []Root {
+	opts = opts.withDefaults()
+	roots := []Root{{filepath.Join(opts.ManagedDir, ".claude"), ScopeManaged}}
+	if opts.wants(config.ScopeUser) {
+		roots = append(roots, Root{opts.ConfigDir, ScopeUser})
+	}
+	if opts.wants(config.ScopeProject) {
+		for _, d := range ProjectDirs(opts.Cwd, opts.Home) {
+			roots = append(roots, Root{d, ScopeProject})
+		}
+	}
+	return roots
+}
+
+// Load finds the definitions opts points at. It does not fail: a file
+// that cannot be read or does not hold a valid definition is left out and
+// reported in Problems, and everything else loads.
+//
+// Where definitions are read, highest precedence first:
+//
+//	agents    --agents > managed > project (cwd, then its parents up to
+//	          the git root) > user > plugins > built-in
+//	skills    managed > user > project, skills before commands of the
+//	          same name; plugin skills are namespaced "plugin:name"
+//
+// A definition that a higher one of the same name overrides is kept in
+// ShadowedAgents or ShadowedSkills.
+func Load(opts Options) *Set {
+	opts = opts.withDefaults()
+	want := opts.wants
 	set := &Set{}
 	ap := agentParser{known: opts.KnownTool, lookup: envLookup(opts.Getenv)}
 
@@ -136,19 +171,9 @@ func Load(opts Options) *Set {
 
 	// Skills, then commands, highest precedence first.
 	var skills []*Skill
-	type root struct {
-		dir   string
-		scope Scope
-	}
-	roots := []root{{managed, ScopeManaged}}
-	if want(config.ScopeUser) {
-		roots = append(roots, root{opts.ConfigDir, ScopeUser})
-	}
-	for _, d := range projectDirs {
-		roots = append(roots, root{d, ScopeProject})
-	}
+	roots := Roots(opts)
 	for _, r := range roots {
-		ss, ps := scanSkills(filepath.Join(r.dir, "skills"), "", Source{Scope: r.scope}, "")
+		ss, ps := scanSkills(filepath.Join(r.Dir, "skills"), "", Source{Scope: r.Scope}, "")
 		skills, set.problems = append(skills, ss...), append(set.problems, ps...)
 	}
 	for _, p := range set.plugins {
@@ -159,7 +184,7 @@ func Load(opts Options) *Set {
 		}
 	}
 	for _, r := range roots {
-		cs, ps := scanCommands(filepath.Join(r.dir, "commands"), "", Source{Scope: r.scope}, "")
+		cs, ps := scanCommands(filepath.Join(r.Dir, "commands"), "", Source{Scope: r.Scope}, "")
 		skills, set.problems = append(skills, cs...), append(set.problems, ps...)
 	}
 	for _, p := range set.plugins {

@@ -30,8 +30,16 @@ type Event string
 // models mid-session, which tack's /model does not price yet), DirectoryAdded
 // (tack has no /add-dir registry of extra roots to report) and MessageDisplay
 // (streams every displayed text delta through hooks, a UI hook tack's
-// surfaces do not offer). Settings naming them are refused, like any unknown
-// event, rather than silently never firing.
+// surfaces do not offer). Settings may name them, so that a file written
+// for Claude Code loads, and the session says that those hooks never run.
+//
+// TeammateIdle is one of the 29 and never fires either: it is sent when a
+// teammate of an agent team (Claude Code's agents that share a task list
+// and message each other) is about to go idle, and tack has no agent teams.
+// Its payload type is here so that settings and SDK callbacks written for
+// Claude Code read unchanged; the session tells the user, naming where they
+// are configured, that its hooks never run, as for the four events above:
+// a policy that cannot hold is not left looking as if it held.
 const (
 	Setup               Event = "Setup"
 	SessionStart        Event = "SessionStart"

@@ -273,6 +273,9 @@ type SubagentStopInput struct {
 	AgentTranscriptPath  string `json:"agent_transcript_path"`
 	AgentType            string `json:"agent_type"`
 	LastAssistantMessage string `json:"last_assistant_message"`
+	// BackgroundTasks and SessionCrons are as in StopInput.
+	BackgroundTasks []BackgroundTask `json:"background_tasks,omitempty"`
+	SessionCrons    []SessionCron    `json:"session_crons,omitempty"`
 }
 
 // TaskCreatedInput is sent when a task is added to the session's task list
@@ -317,6 +320,35 @@ type StopInput struct {
 	// blocked before; hooks check it to avoid looping forever.
 	StopHookActive       bool   `json:"stop_hook_active"`
 	LastAssistantMessage string `json:"last_assistant_message"`
+	// BackgroundTasks are the session's background tasks still running
+	// (Bash's run_in_background), so that a hook can keep the model from
+	// stopping before they end; SessionCrons are its scheduled prompts
+	// (tack has none). Claude Code 2.1.328 sends them empty in some runs
+	// and leaves them out in others; tack leaves out an empty list.
+	BackgroundTasks []BackgroundTask `json:"background_tasks,omitempty"`
+	SessionCrons    []SessionCron    `json:"session_crons,omitempty"`
+}
+
+// BackgroundTask is a background task of the session, as Stop and
+// SubagentStop report it.
+type BackgroundTask struct {
+	ID string `json:"id"`
+	// Type is the kind of task: "shell" for a background Bash command.
+	Type        string `json:"type"`
+	Status      string `json:"status"`
+	Description string `json:"description"`
+	// Command is a shell task's command line.
+	Command string `json:"command,omitempty"`
+	// AgentType is a subagent task's agent type.
+	AgentType string `json:"agent_type,omitempty"`
+}
+
+// SessionCron is a prompt scheduled to run in the session.
+type SessionCron struct {
+	ID        string `json:"id"`
+	Schedule  string `json:"schedule"`
+	Recurring bool   `json:"recurring"`
+	Prompt    string `json:"prompt"`
 }
 
 // StopFailureInput is sent instead of Stop when the turn ended on an API

@@ -48,6 +48,7 @@ var only = map[string][]string{
 	"internal/shellcmd":   {},
 	"internal/permission": {"internal/shellcmd"},
 	"internal/config":     {},
+	"internal/watch":      {},
 }
 
 // importedOnlyBy lists, for the packages it names, the only packages of

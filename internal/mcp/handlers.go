@@ -67,17 +67,17 @@ func (s *server) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*mc
 	return out, nil
 }
 
-// elicit answers a server's elicitation/create through Options.Elicit, or
-// declines it with a notice when there is no one to ask.
+// elicit answers a server's elicitation/create: Options.BeforeElicit may
+// answer first (the Elicitation hooks); else Options.Elicit asks the user,
+// or, with no one to ask, the request is declined with a notice. Whoever
+// answered, Options.AfterElicit (the ElicitationResult hooks) has the last
+// word before the answer goes to the server.
 func (s *server) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	p := req.Params
 	if p == nil {
 		return &mcp.ElicitResult{Action: ElicitDecline}, nil
 	}
-	if s.m.opts.Elicit == nil {
-		s.m.notice(s.cfg.Name, NoticeWarning, "MCP server %q asked for input (%q); declined: there is no user to ask in this mode", s.cfg.Name, cut(p.Message, 200))
-		return &mcp.ElicitResult{Action: ElicitDecline}, nil
-	}
+	opts := s.m.opts
 	er := ElicitationRequest{Server: s.cfg.Name, Message: p.Message, Mode: p.Mode, URL: p.URL, ElicitationID: p.ElicitationID}
 	if er.Mode == "" {
 		er.Mode = "form"
@@ -87,14 +87,31 @@ func (s *server) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 			_ = json.Unmarshal(b, &er.Schema)
 		}
 	}
-	res, err := s.m.opts.Elicit(ctx, er)
-	if err != nil {
-		return nil, fmt.Errorf("elicitation for MCP server %q: %w", s.cfg.Name, err)
+	var res ElicitationResult
+	answered, noUser := false, false
+	if opts.BeforeElicit != nil {
+		res, answered = opts.BeforeElicit(ctx, er)
+	}
+	switch {
+	case answered:
+	case opts.Elicit == nil:
+		res, noUser = ElicitationResult{Action: ElicitDecline}, true
+	default:
+		var err error
+		if res, err = opts.Elicit(ctx, er); err != nil {
+			return nil, fmt.Errorf("elicitation for MCP server %q: %w", s.cfg.Name, err)
+		}
+	}
+	if opts.AfterElicit != nil {
+		res = opts.AfterElicit(ctx, er, res)
 	}
 	switch res.Action {
 	case ElicitAccept, ElicitDecline, ElicitCancel:
 	default:
 		return nil, fmt.Errorf("elicitation for MCP server %q: unknown action %q", s.cfg.Name, res.Action)
+	}
+	if noUser && res.Action == ElicitDecline {
+		s.m.notice(s.cfg.Name, NoticeWarning, "MCP server %q asked for input (%q); declined: there is no user to ask in this mode", s.cfg.Name, cut(p.Message, 200))
 	}
 	out := &mcp.ElicitResult{Action: res.Action}
 	if res.Action == ElicitAccept {

@@ -197,6 +197,13 @@ type Options struct {
 	// Elicit answers elicitation/create; nil (print mode): every request is
 	// declined and a notice says so.
 	Elicit func(ctx context.Context, req ElicitationRequest) (ElicitationResult, error)
+	// BeforeElicit, when set, is asked first and may answer a request in
+	// the user's place (answered true: Elicit is not asked). AfterElicit,
+	// when set, sees every answer, whoever gave it, and returns the one
+	// that goes to the server. The session's Elicitation and
+	// ElicitationResult hooks plug in here.
+	BeforeElicit func(ctx context.Context, req ElicitationRequest) (res ElicitationResult, answered bool)
+	AfterElicit  func(ctx context.Context, req ElicitationRequest, res ElicitationResult) ElicitationResult
 
 	// HTTPTransport returns the round tripper for a remote server's
 	// requests (the OAuth seam: it may add Authorization and refresh

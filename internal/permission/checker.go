@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -71,17 +72,21 @@ type Checker struct {
 	home   string
 	follow bool
 
-	mu    sync.RWMutex
-	mode  Mode
-	dirs  []workDir
-	rules [3][]*compiledRule // by Behavior
+	mu   sync.RWMutex
+	mode Mode
+	dirs []workDir
+	// rules are base (the Config's, or SetRules') then added (AddRules'),
+	// by Behavior; gen counts their changes.
+	rules       [3][]*compiledRule
+	base, added [3][]*compiledRule
+	gen         int
 
 	// programs are the executables Bash deny and ask rules name, found on
-	// PATH when first needed for the rules of progRules (see
+	// PATH when first needed for the rules of generation progGen (see
 	// deniedPrograms).
-	progMu    sync.Mutex
-	progRules int
-	programs  []*program
+	progMu   sync.Mutex
+	progGen  int
+	programs []*program
 	// gitlinks caches the submodules of the git indexes looked at.
 	gitlinks map[indexKey][]string
 }
@@ -115,7 +120,7 @@ func NewChecker(cfg Config) (*Checker, error) {
 	var errs []error
 	for b, rules := range [3][]Rule{Allow: cfg.Rules.Allow, Ask: cfg.Rules.Ask, Deny: cfg.Rules.Deny} {
 		compiled, err := compileRules(rules, Behavior(b), c.cwd, c.home)
-		c.rules[b] = compiled
+		c.base[b], c.rules[b] = compiled, compiled
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -124,6 +129,37 @@ func NewChecker(cfg Config) (*Checker, error) {
 		return nil, fmt.Errorf("permission checker: %w", err)
 	}
 	return c, nil
+}
+
+// SetRules replaces the rules the checker was made with (the settings
+// files', read again) for the calls checked from now on; the rules
+// AddRules added stay. Nothing changes if one of them is invalid.
+func (c *Checker) SetRules(rs RuleSet) error {
+	var base [3][]*compiledRule
+	var errs []error
+	for b, rules := range [3][]Rule{Allow: rs.Allow, Ask: rs.Ask, Deny: rs.Deny} {
+		compiled, err := compileRules(rules, Behavior(b), c.cwd, c.home)
+		base[b] = compiled
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("permission checker: %w", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.base = base
+	c.joinRules()
+	return nil
+}
+
+// joinRules makes rules base then added. Callers hold c.mu.
+func (c *Checker) joinRules() {
+	for b := range c.rules {
+		c.rules[b] = append(slices.Clip(c.base[b]), c.added[b]...)
+	}
+	c.gen++
 }
 
 // Mode returns the current mode.
@@ -189,7 +225,8 @@ func (c *Checker) AddRules(b Behavior, rules ...Rule) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.rules[b] = append(c.rules[b], compiled...)
+	c.added[b] = append(c.added[b], compiled...)
+	c.joinRules()
 	return nil
 }
 
@@ -199,6 +236,7 @@ type state struct {
 	mode             Mode
 	dirs             []workDir
 	allow, ask, deny []*compiledRule
+	gen              int    // of the rules
 	cwd              string // the call's directory
 	// budget is what is left of the directory entries the call may read
 	// (see walkBudget).
@@ -209,7 +247,7 @@ type state struct {
 
 func (c *Checker) snapshot(callCwd string) *state {
 	c.mu.RLock()
-	st := &state{Checker: c, mode: c.mode, dirs: c.dirs, allow: c.rules[Allow], ask: c.rules[Ask], deny: c.rules[Deny]}
+	st := &state{Checker: c, mode: c.mode, dirs: c.dirs, allow: c.rules[Allow], ask: c.rules[Ask], deny: c.rules[Deny], gen: c.gen}
 	c.mu.RUnlock()
 	st.cwd = c.cwd
 	if callCwd != "" {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -390,6 +391,46 @@ func TestRuntimeChanges(t *testing.T) {
 	if err := c.AddRules(Behavior(7), MustParseRule("Bash")); err == nil {
 		t.Error("AddRules accepted a bad behavior")
 	}
+}
+
+// SetRules replaces the rules the checker was made with, and keeps those
+// added since; the denied programs found for the old rules are found again.
+func TestSetRules(t *testing.T) {
+	c, err := NewChecker(Config{Cwd: t.TempDir(), Rules: RuleSet{Deny: []Rule{MustParseRule("Bash(curl *)")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddRules(Allow, MustParseRule("Bash(npm run build)")); err != nil {
+		t.Fatal(err)
+	}
+	check := func(cmd string, want Behavior) {
+		t.Helper()
+		if d := c.Check(bashCall(cmd)); d.Behavior != want {
+			t.Errorf("%q: %s (%s), want %s", cmd, d.Behavior, d.Reason, want)
+		}
+	}
+	wget, err := exec.LookPath("wget")
+	if err != nil {
+		t.Skip("no wget on PATH to stand for a denied program")
+	}
+	// The program under another name is still the denied one.
+	alias := filepath.Join(t.TempDir(), "fetch")
+	if err := os.Symlink(wget, alias); err != nil {
+		t.Fatal(err)
+	}
+	check("curl example.com", Deny)
+	check(alias+" example.com", Ask)
+	if err := c.SetRules(RuleSet{Deny: []Rule{MustParseRule("Bash(wget *)")}}); err != nil {
+		t.Fatal(err)
+	}
+	check("curl example.com", Ask)
+	check("wget example.com", Deny)
+	check(alias+" example.com", Deny)
+	check("npm run build", Allow)
+	if err := c.SetRules(RuleSet{Allow: []Rule{{Tool: "WebSearch", Specifier: "x"}}}); err == nil {
+		t.Error("SetRules accepted an invalid rule")
+	}
+	check("wget example.com", Deny)
 }
 
 func TestNewCheckerErrors(t *testing.T) {

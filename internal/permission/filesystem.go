@@ -330,8 +330,7 @@ func (st *state) deniedPrograms() []*program {
 	c := st.Checker
 	c.progMu.Lock()
 	defer c.progMu.Unlock()
-	n := len(st.deny) + len(st.ask)
-	if c.programs != nil && c.progRules == n {
+	if c.programs != nil && c.progGen == st.gen {
 		return c.programs
 	}
 	progs := []*program{}
@@ -358,7 +357,7 @@ func (st *state) deniedPrograms() []*program {
 			progs = append(progs, &program{name: name, path: real, id: id, size: fi.Size()})
 		}
 	}
-	c.programs, c.progRules = progs, n
+	c.programs, c.progGen = progs, st.gen
 	return progs
 }
 

@@ -250,7 +250,22 @@ type Result struct {
 	StopReason        *string               `json:"stop_reason"`
 	TerminalReason    string                `json:"terminal_reason,omitempty"`
 	StructuredOutput  any                   `json:"structured_output,omitempty"`
+	// DeferredToolUse is the call a PreToolUse hook deferred, on a result
+	// with stop_reason and terminal_reason "tool_deferred": the call did
+	// not run, and resuming the session decides it.
+	DeferredToolUse *DeferredToolUse `json:"deferred_tool_use,omitempty"`
 }
+
+// DeferredToolUse is a tool call left for the host to decide.
+type DeferredToolUse struct {
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+// StopToolDeferred is the stop_reason and terminal_reason of a run that
+// ended because a PreToolUse hook deferred a call.
+const StopToolDeferred = "tool_deferred"
 
 func (*Result) MessageType() string { return "result" }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/shell"
 	"github.com/tackcode/tack/internal/tool"
-	"github.com/tackcode/tack/internal/worktree"
 )
 
 // A session is built in two sequences of named steps. The session steps
@@ -45,6 +44,7 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.main = main
+	s.watching.refresh() // watch.go: FileChanged, ConfigChange
 	return s, nil
 }
 
@@ -76,7 +76,7 @@ type thread struct {
 	parent *thread
 
 	cwd      string
-	worktree *worktree.Worktree
+	worktree *isolation
 	model    llm.Model
 	// fallback, thinking and betas come from the options on the main thread
 	// and from the parent in a subagent.
@@ -125,11 +125,12 @@ func (s *Session) buildThread(ctx context.Context, sp spec) (*thread, error) {
 		(*thread).buildPrompt,    // prompt.go
 		(*thread).openTranscript, // transcript.go
 		(*thread).startEngine,    // below
+		(*thread).watchFiles,     // watch.go: files read, CwdChanged
 	} {
 		if err := step(t, ctx); err != nil {
 			t.close()
 			if t.worktree != nil {
-				_, _ = t.worktree.Close(context.WithoutCancel(ctx))
+				_, _ = t.releaseWorktree(ctx)
 			}
 			return nil, err
 		}
@@ -178,6 +179,10 @@ func (t *thread) startEngine(context.Context) error {
 		for _, n := range t.resumeNotes {
 			eng.Announce(n)
 		}
+		// A call a hook deferred is decided now, before the next prompt.
+		if w := s.resumed.workflow; w != nil && w.DeferredToolUse != nil && !eng.ResumeDeferred(w.DeferredToolUse.ID) {
+			s.notify("the deferred " + w.DeferredToolUse.Name + " call " + w.DeferredToolUse.ID + " is not among the last calls of the resumed conversation: it stays unanswered")
+		}
 	}
 	t.engine = eng
 	return nil
@@ -214,6 +219,11 @@ func (t *thread) budget() float64 {
 // close releases what the thread owns (a subagent's worktree is closed by
 // its run, which reports what became of it).
 func (t *thread) close() {
+	if t.parent == nil {
+		t.s.watching.close()
+	} else {
+		_ = t.s.running(t, false)
+	}
 	if t.agentMCP != nil {
 		_ = t.agentMCP.Close()
 	}

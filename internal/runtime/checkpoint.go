@@ -15,6 +15,7 @@ import (
 
 	"github.com/tackcode/tack/internal/atomicfile"
 	"github.com/tackcode/tack/internal/tool"
+	"github.com/tackcode/tack/internal/watch"
 )
 
 // File checkpoints: with Config.FileCheckpointing (or
@@ -56,6 +57,9 @@ type checkpoint struct {
 }
 
 type checkpoints struct {
+	// writes records the files a rewind restores as the session's own.
+	writes *watch.Writes
+
 	mu   sync.Mutex
 	list []*checkpoint
 }
@@ -128,7 +132,7 @@ func (c *checkpoints) rewind(messageID string, dryRun bool) RewindResult {
 			}
 			continue
 		}
-		if err := restoreFile(path, snap); err != nil {
+		if err := c.writes.Do(path, func() error { return restoreFile(path, snap) }); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -187,6 +187,7 @@ func (s *Session) ContextUsage() (model llm.Model, parts []ContextCategory) {
 // thread's hooks, shell and transcript close, and its scratch files go.
 func (s *Session) Close(ctx context.Context, reason string) {
 	s.cancel()
+	s.watching.close()
 	if s.mcp != nil {
 		_ = s.mcp.manager.Close()
 	}

@@ -20,9 +20,25 @@ import (
 // the session runs: the process's, the settings' env, the options' Env,
 // and the enabled plugins' bin/ folders first on PATH.
 func (s *Session) loadExtensions(context.Context) error {
-	scopes, err := config.SourceList(s.cfg.SettingSources)
+	opts, err := s.extOptions()
 	if err != nil {
 		return err
+	}
+	s.ext = extension.Load(opts)
+	for _, p := range s.ext.Problems() {
+		s.notify(p.Error())
+	}
+	s.agents = agentDefinitions(s.ext, s.cfg.Agents, s.trust)
+	s.subagents = newSubagents(s)
+	s.procEnv = s.processEnv(s.settings)
+	return nil
+}
+
+// extOptions say where the session's extensions are.
+func (s *Session) extOptions() (extension.Options, error) {
+	scopes, err := config.SourceList(s.cfg.SettingSources)
+	if err != nil {
+		return extension.Options{}, err
 	}
 	var sources []config.Scope // nil: user and project folders both
 	if scopes != nil {
@@ -34,7 +50,7 @@ func (s *Session) loadExtensions(context.Context) error {
 			}
 		}
 	}
-	s.ext = extension.Load(extension.Options{
+	return extension.Options{
 		Cwd:            s.cwd,
 		ConfigDir:      config.DefaultConfigDir(s.getenv),
 		ManagedDir:     s.getenv("TACK_MANAGED_DIR"),
@@ -44,16 +60,16 @@ func (s *Session) loadExtensions(context.Context) error {
 		EnabledPlugins: s.settings.EnabledPlugins,
 		AgentsJSON:     s.cfg.AgentsJSON,
 		Getenv:         s.getenv,
-	})
-	for _, p := range s.ext.Problems() {
-		s.notify(p.Error())
-	}
-	s.agents = agentDefinitions(s.ext, s.cfg.Agents, s.trust)
-	s.subagents = newSubagents(s)
-	procEnv := append(os.Environ(), s.settings.EnvList()...)
-	procEnv = append(procEnv, envList(s.cfg.Env)...)
-	s.procEnv = withPluginBins(procEnv, s.ext, s.getenv)
-	return nil
+	}, nil
+}
+
+// processEnv is the environment of the processes the session runs under
+// settings: the process's, the settings' env, the options' Env, and the
+// enabled plugins' bin/ folders first on PATH.
+func (s *Session) processEnv(settings *config.Merged) []string {
+	env := append(os.Environ(), settings.EnvList()...)
+	env = append(env, envList(s.cfg.Env)...)
+	return withPluginBins(env, s.ext, s.getenv)
 }
 
 // chooseMainAgent picks the agent the session itself runs as (--agent,

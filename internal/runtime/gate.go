@@ -212,7 +212,12 @@ func (s *Session) addRules(u PermissionUpdate) error {
 		return err
 	}
 	for _, text := range u.Rules {
-		if _, err := config.AddPermissionRule(file.Path, u.Behavior, text); err != nil {
+		// The session's own write: its watcher does not take it for an
+		// edit of the settings (ConfigChange).
+		if err := s.watching.writes.Do(file.Path, func() error {
+			_, err := config.AddPermissionRule(file.Path, u.Behavior, text)
+			return err
+		}); err != nil {
 			return err
 		}
 		s.metaMu.Lock()
@@ -246,11 +251,11 @@ func (s *Session) settingsFileOf(destination string) (config.Source, error) {
 }
 
 // Settings are the settings the session runs under, as it read them when
-// it started, with the rules its permission updates have saved to settings
-// files since: what a host shows the user (/permissions, /hooks, the
-// status line).
+// it started (or again, when they changed: reloadSettings), with the rules
+// its permission updates have saved to settings files since: what a host
+// shows the user (/permissions, /hooks, the status line).
 func (s *Session) Settings() *config.Merged {
-	out := *s.settings
+	out := *s.currentSettings()
 	out.Permissions.Allow = slices.Clone(out.Permissions.Allow)
 	out.Permissions.Ask = slices.Clone(out.Permissions.Ask)
 	out.Permissions.Deny = slices.Clone(out.Permissions.Deny)

@@ -89,7 +89,8 @@ func (s *Session) hookEntries() []HookEntry {
 func entries(cfg hook.Config, admit func(hook.Handler) bool, note, guardSetting string) []HookEntry {
 	var out []HookEntry
 	for _, ev := range listedEvents() {
-		fired := slices.Contains(hook.Events(), ev)
+		why := neverRun(ev)
+		fired := why == ""
 		for _, m := range cfg[ev] {
 			for _, h := range m.Hooks {
 				e := HookEntry{Event: ev, Matcher: m.Matcher, Type: h.Type, Run: handlerRun(h),
@@ -99,7 +100,7 @@ func entries(cfg hook.Config, admit func(hook.Handler) bool, note, guardSetting 
 				}
 				switch {
 				case !fired:
-					e.Note = "never run: tack does not fire " + string(ev)
+					e.Note = "never run: " + why
 				case !e.Runs:
 					e.Note = "not run: " + guardSetting + " is set"
 				}
@@ -143,8 +144,23 @@ func origin(src config.Source) string {
 	return fmt.Sprintf("%s:%d", src.Path, src.Line)
 }
 
-// noticeUnfiredHooks tells the user, for each event that Claude Code knows
-// and tack does not fire, whose hooks configure it: they never run.
+// neverRun says why the hooks of ev never run, "" when they may: the
+// events Claude Code knows and tack does not fire, and TeammateIdle, one of
+// the events tack knows, which fires when a teammate of an agent team is
+// about to go idle: tack has no agent teams.
+func neverRun(ev hook.Event) string {
+	switch {
+	case ev == hook.TeammateIdle:
+		return "tack has no agent teams and never fires " + string(ev)
+	case !slices.Contains(hook.Events(), ev):
+		return "tack does not fire " + string(ev)
+	}
+	return ""
+}
+
+// noticeUnfiredHooks tells the user, for each event that never fires in
+// tack (neverRun), whose hooks configure it: they never run. A policy
+// written for Claude Code then does not silently not hold.
 func (s *Session) noticeUnfiredHooks() {
 	cfgs := []hook.Config{s.fileHooks()}
 	for _, sk := range s.ext.Skills() {
@@ -153,10 +169,14 @@ func (s *Session) noticeUnfiredHooks() {
 	for _, name := range slices.Sorted(maps.Keys(s.agents)) {
 		cfgs = append(cfgs, s.agents[name].Hooks)
 	}
-	for _, ev := range config.UnfiredHookEvents() {
+	for _, ev := range listedEvents() {
+		why := neverRun(ev)
+		if why == "" {
+			continue
+		}
 		var whose []string
 		for _, cfg := range cfgs {
-			for _, m := range cfg[hook.Event(ev)] {
+			for _, m := range cfg[ev] {
 				for _, h := range m.Hooks {
 					if w := cmp.Or(h.Origin, h.Source); !slices.Contains(whose, w) {
 						whose = append(whose, w)
@@ -165,7 +185,7 @@ func (s *Session) noticeUnfiredHooks() {
 			}
 		}
 		if len(whose) > 0 {
-			s.notify(fmt.Sprintf("hooks: tack does not fire %s, so the hooks configured for it never run (%s)", ev, strings.Join(whose, ", ")))
+			s.notify(fmt.Sprintf("hooks: %s, so the hooks configured for it never run (%s)", why, strings.Join(whose, ", ")))
 		}
 	}
 }

@@ -50,7 +50,7 @@ func (t *thread) configureHooks(context.Context) error {
 		t.hooks, t.ownHooks = r, true
 		return nil
 	}
-	cfg := agentHooks(s.hookOpts.Hooks, *t.spec.def)
+	cfg := agentHooks(s.sessionHooks(), *t.spec.def)
 	if cfg == nil {
 		t.hooks = t.parent.hooks
 		return nil
@@ -68,14 +68,14 @@ func (t *thread) configureHooks(context.Context) error {
 // hookOptions are what every hook runner of the session is built from; env
 // is the main thread's.
 func (s *Session) hookOptions(env *tool.Env) hook.Options {
-	cfg := s.fileHooks()
 	guard := newHookGuard(s.settings, s.ext, s.agents)
+	s.hookGuard = guard
 	var ran []string
 	if r := s.resumed; r != nil && r.workflow != nil {
 		ran = r.workflow.HooksOnce
 	}
 	return hook.Options{
-		Hooks: cfg,
+		Hooks: s.fileHooks(),
 		Settings: hook.Settings{Env: s.settings.Env, AllowedHTTPHookURLs: optionalTexts(s.settings.AllowedHTTPHookURLs),
 			HTTPHookAllowedEnvVars: optionalTexts(s.settings.HTTPHookAllowedEnvVars)},
 		ProjectDir: s.cwd,
@@ -110,9 +110,13 @@ func (s *Session) observeHook(rec hook.Record) {
 }
 
 // fileHooks are the hooks every thread of the session starts with: the
-// settings', the caller's callbacks and the plugins'.
-func (s *Session) fileHooks() hook.Config {
-	cfg := settingsHooks(s.settings)
+// settings' (as they are now: read again when they changed), the caller's
+// callbacks and the plugins'.
+func (s *Session) fileHooks() hook.Config { return s.hooksUnder(s.currentSettings()) }
+
+// hooksUnder are the session's hooks under settings.
+func (s *Session) hooksUnder(settings *config.Merged) hook.Config {
+	cfg := settingsHooks(settings)
 	for _, more := range []hook.Config{s.cfg.Hooks, s.ext.Hooks()} {
 		for ev, ms := range more {
 			cfg[ev] = append(cfg[ev], ms...)
@@ -176,6 +180,7 @@ func agentHooks(session hook.Config, def AgentDef) hook.Config {
 // agents of the administrator's directory). The caller's callbacks are code
 // the program gave, not files a folder brings: they keep running.
 type hookGuard struct {
+	mu               sync.Mutex
 	off, managedOnly bool
 	// setting names the key that decided, with the file that set it.
 	setting string
@@ -183,7 +188,6 @@ type hookGuard struct {
 	// managed settings'.
 	managed map[string]bool
 
-	mu       sync.Mutex
 	reported map[string]bool
 }
 
@@ -212,8 +216,20 @@ func newHookGuard(m *config.Merged, ext *extension.Set, agents map[string]AgentD
 	return g
 }
 
+// swap makes the guard decide as next does (the settings were read
+// again), and returns a guard that decides as it did.
+func (g *hookGuard) swap(next *hookGuard) *hookGuard {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	old := &hookGuard{off: g.off, managedOnly: g.managedOnly, setting: g.setting, managed: g.managed}
+	g.off, g.managedOnly, g.setting, g.managed = next.off, next.managedOnly, next.setting, next.managed
+	return old
+}
+
 // admit reports whether a handler runs (hook.Options.Admit).
 func (g *hookGuard) admit(h hook.Handler) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	switch {
 	case h.Type == hook.TypeCallback:
 		return true
@@ -230,6 +246,7 @@ func (g *hookGuard) admit(h hook.Handler) bool {
 func (g *hookGuard) skipped(notify func(string)) func([]string) {
 	return func(sources []string) {
 		g.mu.Lock()
+		setting := g.setting
 		var fresh []string
 		for _, src := range sources {
 			if !g.reported[src] {
@@ -239,7 +256,7 @@ func (g *hookGuard) skipped(notify func(string)) func([]string) {
 		}
 		g.mu.Unlock()
 		if len(fresh) > 0 {
-			notify(fmt.Sprintf("hooks: %s is set, so the hooks of %s do not run", g.setting, strings.Join(fresh, ", ")))
+			notify(fmt.Sprintf("hooks: %s is set, so the hooks of %s do not run", setting, strings.Join(fresh, ", ")))
 		}
 	}
 }

@@ -55,6 +55,7 @@ func (t *thread) sessionStart(ctx context.Context) {
 	source := startSource(s.cfg, s.resumed != nil)
 	out := t.fire(ctx, &hook.SessionStartInput{Base: t.lifecycleBase(), Source: source, Model: t.model.ID, SessionTitle: s.title()})
 	t.addHookContext("SessionStart", out)
+	s.watching.ask(out.WatchPaths)
 	if out.SessionTitle != "" && source != "clear" {
 		s.metaMu.Lock()
 		s.cfg.Name = out.SessionTitle

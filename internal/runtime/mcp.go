@@ -161,8 +161,8 @@ func (s *Session) mcpOptions(t *thread, st *mcpState) mcp.Options {
 		},
 		Env: s.procEnv, Dir: s.cwd, Roots: t.checker.Dirs(), Limits: mcp.LimitsFromEnv(s.getenv),
 		ClientName: "tack",
-		Elicit:     s.cfg.OnElicitation,
 	}
+	elicitHooks{t}.install(&mopts)
 	if st.flow != nil {
 		mopts.HTTPTransport = func(name string) http.RoundTripper {
 			srv := st.remote[name]
@@ -438,12 +438,14 @@ func (s *Session) MCPLogin(ctx context.Context, name string) error {
 // The thread closes the manager.
 func (t *thread) startAgentMCP(ctx context.Context, servers []*mcpconfig.Server) *mcp.Manager {
 	s, agent := t.s, t.spec.agentType
-	m := mcp.New(mcp.Options{
+	opts := mcp.Options{
 		Registry: t.registry,
 		OnNotice: func(n mcp.Notice) { s.notify("MCP " + n.Server + " (agent " + agent + "): " + n.Message) },
 		Env:      s.procEnv, Dir: t.cwd, Roots: s.main.checker.Dirs(), Limits: mcp.LimitsFromEnv(s.getenv),
 		ClientName: "tack",
-	})
+	}
+	elicitHooks{t}.install(&opts)
+	m := mcp.New(opts)
 	configs := make([]mcp.ServerConfig, 0, len(servers))
 	for _, srv := range servers {
 		configs = append(configs, mcp.ConfigOf(srv))

@@ -30,7 +30,7 @@ func (t *thread) buildPolicy(context.Context) error {
 	if err != nil {
 		return err
 	}
-	t.checker, err = permission.NewChecker(permission.Config{Rules: s.rules, Mode: mode, Cwd: t.cwd, Dirs: dirs, Home: homeDir(s.getenv)})
+	t.checker, err = permission.NewChecker(permission.Config{Rules: s.sessionRules(), Mode: mode, Cwd: t.cwd, Dirs: dirs, Home: homeDir(s.getenv)})
 	if err != nil && t.parent != nil {
 		return fmt.Errorf("agent %s: %w", t.spec.agentType, err)
 	} else if err != nil {

@@ -99,7 +99,9 @@ func (s *Session) run(ctx context.Context, p engine.Prompt, emit engine.Emit) {
 			held.StructuredOutput = v
 			break
 		}
-		if held.IsError || ctx.Err() != nil {
+		// A deferred call waits for the host: reminding the model would
+		// decide it now.
+		if held.IsError || held.DeferredToolUse != nil || ctx.Err() != nil {
 			break
 		}
 		if retry == MaxStructuredRetries {

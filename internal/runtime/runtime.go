@@ -267,7 +267,12 @@ type Session struct {
 	// offered or not.
 	approvers *tool.Registry
 	hookOpts  hook.Options
+	hookGuard *hookGuard
 	hookLog   *engine.HookLog
+	// current is what the settings files say since they changed, and
+	// watching what the session watches on disk.
+	current  current
+	watching *watching
 	// compactThreshold is when conversations are compacted (a share of the
 	// window; negative: never).
 	compactThreshold float64

@@ -151,21 +151,24 @@ func (sa *subagents) run(ctx context.Context, name string, def AgentDef, req too
 	return result, nil
 }
 
-// closeWorktree removes a subagent's worktree, or keeps it when the agent
-// changed files there, and says so in its report.
+// closeWorktree removes a subagent's worktree, or keeps it (when the agent
+// changed files in git's, or no hook removes a hook's), and says so in its
+// report.
 func (t *thread) closeWorktree(ctx context.Context, result *tool.SubagentResult) {
-	wt := t.worktree
-	if wt == nil {
+	w := t.worktree
+	if w == nil {
 		return
 	}
-	// Not ctx: a cancelled run must still clean up (or keep) its worktree.
-	kept, err := wt.Close(context.WithoutCancel(ctx))
+	kept, err := t.releaseWorktree(ctx)
 	switch {
 	case err != nil:
 		result.Report += "\n\n(Its worktree could not be cleaned up: " + err.Error() + ")"
+	case kept && w.git != nil:
+		result.Worktree, result.WorktreeBranch = w.path, w.git.Branch
+		result.Report += fmt.Sprintf("\n\n(It worked in the git worktree %s on branch %s, kept because it changed files there.)", w.path, w.git.Branch)
 	case kept:
-		result.Worktree, result.WorktreeBranch = wt.Path, wt.Branch
-		result.Report += fmt.Sprintf("\n\n(It worked in the git worktree %s on branch %s, kept because it changed files there.)", wt.Path, wt.Branch)
+		result.Worktree = w.path
+		result.Report += fmt.Sprintf("\n\n(It worked in %s, which a WorktreeCreate hook made; it is still there, as no WorktreeRemove hook is configured.)", w.path)
 	}
 }
 

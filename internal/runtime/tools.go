@@ -23,6 +23,9 @@ import (
 // Agent.
 func (t *thread) offerTools(context.Context) error {
 	s := t.s
+	if t.parent == nil {
+		s.watching = &watching{s: s}
+	}
 	var tools []tool.Tool
 	if t.parent != nil {
 		tools = childTools(t.parent.registry.Tools(), *t.spec.def)
@@ -36,13 +39,17 @@ func (t *thread) offerTools(context.Context) error {
 	t.env = &tool.Env{
 		SessionID:  s.sessionID,
 		ProjectDir: t.cwd,
-		Shell:      shell.New(t.cwd, s.procEnv),
+		Shell:      shell.New(t.cwd, s.sessionEnv()),
 		Files:      tool.NewFileState(),
+		Writes:     &s.watching.writes,
 		Model:      tool.ModelCaller{Provider: t.provider(), Small: s.small, Main: t.model.ID},
 		ScratchDir: t.scratchDir(),
 		Modes:      modes{t.checker},
 		Tools:      t.registry,
 		ReadDenied: t.readDenied(),
+		// The hooks are configured after the tools; the approver reads
+		// them when a tool asks.
+		TaskApprover: taskHooks{t},
 	}
 	if t.wrap != nil {
 		t.env.Shell.SetWrapper(t.wrap)
@@ -96,7 +103,7 @@ func (t *thread) mainTools() ([]tool.Tool, error) {
 	}
 	tools = append(tools, own...)
 	if s.cfg.FileCheckpointing || truthy(s.getenv("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING")) {
-		s.checkpoints = &checkpoints{}
+		s.checkpoints = &checkpoints{writes: &s.watching.writes}
 		tools = withCheckpoints(tools, s.checkpoints)
 	}
 	return tools, s.checkApprover()

@@ -87,6 +87,7 @@ func (s *Session) saveRecord(lastTool *session.LastTool) error {
 	}
 	w := s.workflow()
 	w.LastTool = lastTool
+	w.DeferredToolUse = s.main.engine.Deferred()
 	now := time.Now().UTC()
 	prev, err := session.LoadWorkflow(s.projectDir, s.sessionID)
 	switch {

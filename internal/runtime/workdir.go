@@ -3,14 +3,11 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-
-	"github.com/tackcode/tack/internal/worktree"
 )
 
 // chooseWorkdir is the thread's working directory: the session's for the
-// main thread; for a subagent, where the session's shell is now, or a git
-// worktree of its own.
+// main thread; for a subagent, where the session's shell is now, or a
+// worktree of its own (worktree.go).
 func (t *thread) chooseWorkdir(ctx context.Context) error {
 	if t.parent == nil {
 		t.cwd = t.s.cwd
@@ -20,14 +17,10 @@ func (t *thread) chooseWorkdir(ctx context.Context) error {
 	if !t.spec.worktree {
 		return nil
 	}
-	root := worktree.DefaultRoot()
-	if x := t.s.getenv("XDG_CACHE_HOME"); x != "" {
-		root = filepath.Join(x, "tack", "worktrees")
-	}
-	wt, err := worktree.CreateWith(ctx, t.cwd, t.spec.agentType, worktree.Options{Root: root})
+	w, err := t.makeWorktree(ctx)
 	if err != nil {
 		return fmt.Errorf("worktree for agent %s: %w", t.spec.agentType, err)
 	}
-	t.worktree, t.cwd = wt, wt.Dir
+	t.worktree, t.cwd = w, w.dir
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/tackcode/tack/internal/atomicfile"
 	"github.com/tackcode/tack/internal/jsonx"
 	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/protocol"
 )
 
 // Schemas holds the JSON Schemas of the files this package writes:
@@ -59,6 +60,10 @@ type Workflow struct {
 	AppendSystemPrompt string    `json:"append_system_prompt,omitempty"`
 	CostUSD            float64   `json:"cost_usd"`
 	LastTool           *LastTool `json:"last_tool,omitempty"`
+	// DeferredToolUse is the call a PreToolUse hook deferred when the
+	// session stopped: resuming it decides the call (the transcript keeps
+	// its tool_use without a result).
+	DeferredToolUse *protocol.DeferredToolUse `json:"deferred_tool_use,omitempty"`
 	// HooksOnce names the once-only hooks that have run in the session
 	// (hook.OnceLog keys), so that a resume does not run them again.
 	HooksOnce []string `json:"hooks_once,omitempty"`

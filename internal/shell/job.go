@@ -41,6 +41,8 @@ type StartOptions struct {
 	// Unsandboxed asks to run the job outside the shell's sandbox; the
 	// sandbox decides whether it may.
 	Unsandboxed bool
+	// Description says what the job does, in the caller's words.
+	Description string
 }
 
 // Job is a command running in the background, detached from any call, in
@@ -48,8 +50,9 @@ type StartOptions struct {
 type Job struct {
 	// ID names the job within its shell: bash_1, bash_2…
 	ID string
-	// Command is the command as given.
-	Command string
+	// Command is the command as given; Description what it does, in the
+	// caller's words.
+	Command, Description string
 	// Dir is the working directory it started in.
 	Dir string
 	// OutputPath is the file its output goes to.
@@ -104,15 +107,16 @@ func (s *Shell) Start(command string, opts StartOptions) (*Job, error) {
 		return nil, fmt.Errorf("start %s: %w", id, err)
 	}
 	j := &Job{
-		ID:         id,
-		Command:    command,
-		Dir:        dir,
-		OutputPath: f.Name(),
-		Started:    time.Now(),
-		pid:        cmd.Process.Pid,
-		maxOutput:  s.limits.MaxOutput,
-		done:       make(chan struct{}),
-		status:     JobStatus{State: JobRunning},
+		ID:          id,
+		Command:     command,
+		Description: opts.Description,
+		Dir:         dir,
+		OutputPath:  f.Name(),
+		Started:     time.Now(),
+		pid:         cmd.Process.Pid,
+		maxOutput:   s.limits.MaxOutput,
+		done:        make(chan struct{}),
+		status:      JobStatus{State: JobRunning},
 	}
 	go j.reap(cmd, release)
 	s.jobs = append(s.jobs, j)

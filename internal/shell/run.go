@@ -112,6 +112,7 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (Outpu
 	var resetAfter bool
 	out.Cwd, resetAfter = s.workDir()
 	out.CwdReset = resetBefore || resetAfter
+	s.reportCwd(ctx)
 	return out, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -144,6 +145,55 @@ func TestCwdVanished(t *testing.T) {
 	}
 }
 
+func TestOnCwdChange(t *testing.T) {
+	root := testDir(t)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	// Started through a link: pwd -P names the same directory otherwise,
+	// which is not a move.
+	s := New(link, nil)
+	var moves [][2]string
+	s.OnCwdChange(func(ctx context.Context, from, to string) {
+		if ctx == nil {
+			t.Error("no context")
+		}
+		moves = append(moves, [2]string{from, to})
+	})
+	sub := filepath.Join(root, "sub")
+	for _, c := range []struct {
+		command string
+		want    [][2]string
+	}{
+		{"true", nil},
+		{"mkdir sub && cd sub", [][2]string{{root, sub}}},
+		{"ls", nil},
+		{"cd .. && cd sub", nil}, // back where it was: no move
+		{"cd /nonexistent", nil}, // a failed cd stays
+		{"cd ..", [][2]string{{sub, root}}},
+		{"cd sub", [][2]string{{root, sub}}},
+		// The command removes its own directory: the shell falls back to
+		// where it started, and that is a move too.
+		{`rmdir "$PWD"`, [][2]string{{sub, link}}},
+	} {
+		moves = nil
+		run(t, s, c.command)
+		if !slices.Equal(moves, c.want) {
+			t.Errorf("%s: moves %v, want %v", c.command, moves, c.want)
+		}
+	}
+	// The session moving the shell itself is not reported.
+	moves = nil
+	if err := s.SetCwd(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	run(t, s, "true")
+	if moves != nil {
+		t.Errorf("SetCwd reported as %v", moves)
+	}
+}
+
 func TestSetCwd(t *testing.T) {
 	root := testDir(t)
 	s := New(root, nil)
@@ -170,6 +220,21 @@ func TestEnv(t *testing.T) {
 	t.Setenv("TACK_TEST_VAR", "from-process")
 	if out := run(t, New(testDir(t), nil), `echo "$TACK_TEST_VAR"`); out.Stdout != "from-process\n" {
 		t.Fatalf("got %q", out.Stdout)
+	}
+	// SetEnv holds for the next commands, background ones too.
+	s.SetEnv([]string{"PATH=" + os.Getenv("PATH"), "FOO=reloaded"})
+	if out := run(t, s, `echo "$FOO"`); out.Stdout != "reloaded\n" {
+		t.Fatalf("after SetEnv: %q", out.Stdout)
+	}
+	job, err := s.Start(`echo "$FOO"`, StartOptions{OutputDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := job.Wait(context.Background(), hang); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := job.Output(0); err != nil || c.Text != "reloaded\n" {
+		t.Fatalf("background job after SetEnv: %q, %v", c.Text, err)
 	}
 }
 

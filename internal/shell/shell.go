@@ -3,6 +3,7 @@
 package shell
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,16 +20,23 @@ import (
 type Shell struct {
 	program string // the shell binary commands run with, as "-c"
 	home    string // the starting directory, where a vanished cwd falls back to
-	env     []string
 	limits  Limits
 	// wrap, when set, prepares each command to run in a sandbox.
 	wrap Wrapper
 
-	mu      sync.Mutex
-	cwd     string
-	jobs    []*Job
-	nextJob int
-	closed  bool
+	// env is the commands' environment (nil: the process's); its own
+	// lock, since commands are made under mu.
+	envMu sync.Mutex
+	env   []string
+
+	mu  sync.Mutex
+	cwd string
+	// reported is the cwd onCwd was last told of (or the starting one).
+	reported string
+	onCwd    func(ctx context.Context, from, to string)
+	jobs     []*Job
+	nextJob  int
+	closed   bool
 }
 
 // New returns a shell starting in cwd; env is the environment for commands
@@ -41,11 +49,12 @@ func New(cwd string, env []string) *Shell {
 		lookupEnv = os.Environ()
 	}
 	return &Shell{
-		program: pickProgram(lookupEnv, isExecutable),
-		home:    cwd,
-		env:     env,
-		limits:  LimitsFromEnv(lookupEnv),
-		cwd:     cwd,
+		program:  pickProgram(lookupEnv, isExecutable),
+		home:     cwd,
+		env:      env,
+		limits:   LimitsFromEnv(lookupEnv),
+		cwd:      cwd,
+		reported: cwd,
 	}
 }
 
@@ -64,8 +73,41 @@ func (s *Shell) SetCwd(dir string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.cwd = dir
+	s.cwd, s.reported = dir, dir
 	return nil
+}
+
+// OnCwdChange has f told, after each command that leaves the shell in
+// another directory, where it was and where it is now: a cd, or a fall
+// back from a directory that vanished. Concurrent commands are told as one
+// chain of moves, each from where the last one ended. f runs on the
+// command's goroutine, under its context, before Run returns; SetCwd is
+// not reported.
+func (s *Shell) OnCwdChange(f func(ctx context.Context, from, to string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onCwd = f
+}
+
+// reportCwd tells onCwd where a command left the shell, when that is
+// another directory than the one last reported.
+func (s *Shell) reportCwd(ctx context.Context) {
+	s.mu.Lock()
+	from, to, f := s.reported, s.cwd, s.onCwd
+	s.reported = to
+	s.mu.Unlock()
+	if f != nil && !sameDir(from, to) {
+		f(ctx, from, to)
+	}
+}
+
+// SetEnv makes env the environment of the commands started from now on
+// (the session's settings changed); nil means the process's. The shell
+// binary and the limits stay as New found them.
+func (s *Shell) SetEnv(env []string) {
+	s.envMu.Lock()
+	defer s.envMu.Unlock()
+	s.env = env
 }
 
 // Program is the path of the shell binary commands run with.
@@ -107,7 +149,9 @@ func (s *Shell) SetLimits(l Limits) {
 // environ is the environment a command gets: the shell's, plus markers that
 // let scripts tell they run under an agent.
 func (s *Shell) environ() []string {
+	s.envMu.Lock()
 	base := s.env
+	s.envMu.Unlock()
 	if base == nil {
 		base = os.Environ()
 	}
@@ -175,6 +219,20 @@ func lookup(env []string, key string) string {
 func isExecutable(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+// sameDir reports whether a and b name one directory (a path through a
+// symbolic link and the one pwd -P prints are the same place).
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ia, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	ib, err := os.Stat(b)
+	return err == nil && os.SameFile(ia, ib)
 }
 
 func isDir(path string) bool {

@@ -2,14 +2,17 @@ package tool
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/shell"
+	"github.com/tackcode/tack/internal/watch"
 )
 
 // Env is the state one session's tool calls share. It is safe for
@@ -24,6 +27,10 @@ type Env struct {
 	Shell *shell.Shell
 	// Files remembers which files were read, to guard writes.
 	Files *FileState
+	// Writes records what the file tools write, so that the session's file
+	// watcher does not take those changes for someone else's. The
+	// session's threads share it; nil records nothing.
+	Writes *watch.Writes
 	// Tools is the session's tool catalogue (ToolSearch looks in it).
 	Tools *Registry
 	// Model calls the model for tools that need one (WebFetch, WebSearch).
@@ -47,6 +54,10 @@ type Env struct {
 	// Modes reads and changes the session's permission mode (ExitPlanMode
 	// leaves plan mode). Nil when the session has no permission layer.
 	Modes ModeControl
+	// TaskApprover is asked before the task list changes in the ways the
+	// session's hooks guard (a task created, a task completed). Nil
+	// approves every change.
+	TaskApprover TaskApprover
 
 	stateMu sync.Mutex
 	state   map[any]any
@@ -103,6 +114,22 @@ type SubagentResult struct {
 	CostUSD         float64 `json:"costUSD"`
 	Worktree        string  `json:"worktreePath,omitempty"`
 	WorktreeBranch  string  `json:"worktreeBranch,omitempty"`
+}
+
+// TaskApprover approves changes to the session's task list (TaskCreate,
+// TaskUpdate): the runtime answers with the TaskCreated and TaskCompleted
+// hooks. A non-nil error refuses the change; its text is what the model
+// reads as the tool's error, so it says who refused and why.
+type TaskApprover interface {
+	// ApproveCreate is asked before task is added to the list.
+	ApproveCreate(ctx context.Context, task TaskInfo) error
+	// ApproveComplete is asked before task is marked completed.
+	ApproveComplete(ctx context.Context, task TaskInfo) error
+}
+
+// TaskInfo is a task of the task list as a TaskApprover sees it.
+type TaskInfo struct {
+	ID, Subject, Description string
 }
 
 // ModeControl is the session's permission mode, as tools see it.
@@ -165,6 +192,8 @@ func (e *Env) Scratch() (string, error) {
 type FileState struct {
 	mu sync.Mutex
 	m  map[string]FileStamp
+	// seen is told of every file recorded (OnRecord).
+	seen func(path string)
 }
 
 // FileStamp is what a session saw of a file when it read or wrote it.
@@ -181,8 +210,27 @@ func NewFileState() *FileState { return &FileState{m: map[string]FileStamp{}} }
 // Record notes that the session has seen path as described by info.
 func (s *FileState) Record(path string, info os.FileInfo, partial bool) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.m[path] = FileStamp{ModTime: info.ModTime(), Size: info.Size(), Partial: partial}
+	seen := s.seen
+	s.mu.Unlock()
+	if seen != nil {
+		seen(path)
+	}
+}
+
+// OnRecord has f told of every file recorded from now on: the files the
+// session read or wrote, which its file watcher watches.
+func (s *FileState) OnRecord(f func(path string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seen = f
+}
+
+// Paths are the files recorded so far.
+func (s *FileState) Paths() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Collect(maps.Keys(s.m))
 }
 
 // Get returns the stamp recorded for path.

@@ -68,6 +68,10 @@ type Options struct {
 	// that they do not count as the subagent's changes). The main tree, its
 	// index included, is left as it was. Ignored files are not carried.
 	CopyChanges bool
+	// BeforeRemove, when set, is called by Close just before it removes
+	// the worktree (never when it keeps it), with the worktree's Path, which
+	// is still there: the session's WorktreeRemove hooks run here.
+	BeforeRemove func(ctx context.Context, path string)
 }
 
 // Worktree is a git worktree made by Create.
@@ -90,6 +94,8 @@ type Worktree struct {
 	Carried bool
 	// Repo is the root of the working tree Create was started in.
 	Repo string
+
+	beforeRemove func(ctx context.Context, path string)
 
 	mu      sync.Mutex
 	removed bool
@@ -214,7 +220,8 @@ func CreateWith(ctx context.Context, repoDir, name string, opts Options) (*Workt
 		discard(ctx, top, path, branch, base)
 		return nil, fmt.Errorf("worktree: %w", err)
 	}
-	return &Worktree{Path: path, Dir: dir, Branch: branch, Base: base, Head: head, Carried: carried, Repo: top}, nil
+	return &Worktree{Path: path, Dir: dir, Branch: branch, Base: base, Head: head, Carried: carried, Repo: top,
+		beforeRemove: opts.BeforeRemove}, nil
 }
 
 // within reports whether path is dir or below it.
@@ -336,8 +343,8 @@ func resolve(ctx context.Context, dir, rev string) (name string, ok bool, err er
 }
 
 // Close ends the subagent's use of the worktree. When Changed reports no
-// change, it removes the worktree directory and deletes Branch, and kept is
-// false. Otherwise, and whenever it cannot tell (err is then set), it leaves
+// change, it removes the worktree directory (Options.BeforeRemove is
+// called first) and deletes Branch, and kept is false. Otherwise, and whenever it cannot tell (err is then set), it leaves
 // both in place and kept is true: the work is at Path on Branch. Call it once
 // the subagent has stopped; a second call after a removal does nothing.
 func (w *Worktree) Close(ctx context.Context) (kept bool, err error) {
@@ -352,6 +359,9 @@ func (w *Worktree) Close(ctx context.Context) (kept bool, err error) {
 	}
 	if changed {
 		return true, nil
+	}
+	if w.beforeRemove != nil {
+		w.beforeRemove(ctx, w.Path)
 	}
 	// --force: Changed found nothing but ignored files, which are disposable
 	// and which a plain remove refuses to delete.

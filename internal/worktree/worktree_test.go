@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -262,6 +263,38 @@ func TestUnchangedWorktreeIsRemoved(t *testing.T) {
 	}
 	if kept, err := w.Close(t.Context()); kept || err != nil {
 		t.Errorf("second Close = %v, %v; want false, nil", kept, err)
+	}
+}
+
+func TestBeforeRemove(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	var called []string
+	opts := Options{Root: tempDir(t), BeforeRemove: func(_ context.Context, path string) {
+		// Called while the worktree is still there.
+		called = append(called, fmt.Sprintf("%s %v", path, exists(filepath.Join(path, "a.txt"))))
+	}}
+	kept, err := CreateWith(t.Context(), repo, "kept", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(kept.Path, "a.txt"), "edited\n")
+	if !closeWorktree(t, kept) {
+		t.Fatal("Close removed an edited worktree")
+	}
+	if len(called) != 0 {
+		t.Errorf("BeforeRemove called for a kept worktree: %q", called)
+	}
+	gone, err := CreateWith(t.Context(), repo, "gone", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if closeWorktree(t, gone) {
+		t.Fatal("Close kept an unchanged worktree")
+	}
+	closeWorktree(t, gone)
+	if want := []string{gone.Path + " true"}; !slices.Equal(called, want) {
+		t.Errorf("BeforeRemove calls %q, want %q", called, want)
 	}
 }
 

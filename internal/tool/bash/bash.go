@@ -84,7 +84,7 @@ func (b Bash) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (to
 		return tool.Result{}, errors.New("this session has no shell")
 	}
 	if in.RunInBackground {
-		return startBackground(env, in.Command, in.DangerouslyDisableSandbox)
+		return startBackground(env, in.Command, in.Description, in.DangerouslyDisableSandbox)
 	}
 	// The shell applies the default and caps at the maximum.
 	out, err := env.Shell.Run(ctx, in.Command, shell.RunOptions{Timeout: timeout, Unsandboxed: in.DangerouslyDisableSandbox})
@@ -124,12 +124,12 @@ func runResult(out shell.Output) tool.Result {
 	return r
 }
 
-func startBackground(env *tool.Env, command string, unsandboxed bool) (tool.Result, error) {
+func startBackground(env *tool.Env, command, description string, unsandboxed bool) (tool.Result, error) {
 	dir, err := env.Scratch()
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("scratch directory for background output: %w", err)
 	}
-	job, err := env.Shell.Start(command, shell.StartOptions{OutputDir: dir, Unsandboxed: unsandboxed})
+	job, err := env.Shell.Start(command, shell.StartOptions{OutputDir: dir, Unsandboxed: unsandboxed, Description: description})
 	if err != nil {
 		return tool.Result{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/tackcode/tack/internal/atomicfile"
+	"github.com/tackcode/tack/internal/tool"
 )
 
 // newFileMode is the mode of files the tools create, before the umask.
@@ -36,4 +37,18 @@ func (w atomicWriter) write(path string, data []byte, old os.FileInfo) error {
 		o.Umask, o.Owner = false, atomicfile.OwnerOf(old)
 	}
 	return atomicfile.WriteFile(target, data, o)
+}
+
+// save writes data to path, as write does, through the session's record of
+// its own writes (so that its file watcher does not report the change),
+// then records the file's new stamp, so that the model may edit it again
+// without reading it back.
+func (w atomicWriter) save(env *tool.Env, path string, data []byte, old os.FileInfo) error {
+	if err := env.Writes.Do(path, func() error { return w.write(path, data, old) }); err != nil {
+		return err
+	}
+	if info, err := os.Stat(path); err == nil {
+		env.Files.Record(path, info, false)
+	}
+	return nil
 }

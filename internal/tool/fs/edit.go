@@ -78,10 +78,9 @@ func (t editTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return tool.Result{}, fmt.Errorf("create parent directories of %s: %w", path, err)
 		}
-		if err := t.w.write(path, []byte(in.NewString), nil); err != nil {
+		if err := t.w.save(env, path, []byte(in.NewString), nil); err != nil {
 			return tool.Result{}, err
 		}
-		record(env, path)
 		result.StructuredPatch = diff.Patch("", in.NewString)
 		return tool.TextResult("File created successfully at: "+path+stateNote, result), nil
 	}
@@ -130,10 +129,9 @@ func (t editTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage)
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
-	if err := t.w.write(path, []byte(out), info); err != nil {
+	if err := t.w.save(env, path, []byte(out), info); err != nil {
 		return tool.Result{}, err
 	}
-	record(env, path)
 	result.StructuredPatch = diff.Patch(text, updated)
 	msg := "The file " + path + " has been updated successfully."
 	if n > 1 {

@@ -4,7 +4,9 @@
 // file, and the writing tools refuse a file that exists but was not read in
 // the session, or that changed on disk since (its modification time or size
 // differ from the recorded stamp). Writes are atomic and keep the file's
-// mode and CRLF line endings.
+// mode and CRLF line endings, and they go through the session's record of
+// its own writes (tool.Env.Writes), so that its file watcher tells them
+// from other processes' changes.
 package fs
 
 import (
@@ -74,14 +76,6 @@ func checkFresh(name string, env *tool.Env, path string, info os.FileInfo) error
 		return tool.BadInput(name, "%s has been modified since it was last read (by the user, a formatter or another process). Read it again, then retry the change.", path)
 	}
 	return nil
-}
-
-// record notes the file's current stamp after a successful write, so the
-// model may edit it again without reading it back.
-func record(env *tool.Env, path string) {
-	if info, err := os.Stat(path); err == nil {
-		env.Files.Record(path, info, false)
-	}
 }
 
 // usesCRLF reports whether most line endings of s are CRLF.

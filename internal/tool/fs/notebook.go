@@ -158,10 +158,9 @@ func (t notebookEditTool) Run(ctx context.Context, env *tool.Env, input json.Raw
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
-	if err := t.w.write(path, updated, info); err != nil {
+	if err := t.w.save(env, path, updated, info); err != nil {
 		return tool.Result{}, err
 	}
-	record(env, path)
 	return tool.TextResult(msg, notebookEditResult{
 		NewSource: in.NewSource, CellID: cellID, CellType: cellType, Language: notebookLanguage(nb),
 		EditMode: mode, NotebookPath: path, OriginalFile: string(raw), UpdatedFile: string(updated),

@@ -67,10 +67,9 @@ func (t writeTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return tool.Result{}, fmt.Errorf("create parent directories of %s: %w", path, err)
 		}
-		if err := t.w.write(path, []byte(in.Content), nil); err != nil {
+		if err := t.w.save(env, path, []byte(in.Content), nil); err != nil {
 			return tool.Result{}, err
 		}
-		record(env, path)
 		return tool.TextResult("File created successfully at: "+path+stateNote, writeResult{
 			Type: "create", FilePath: path, Content: in.Content, StructuredPatch: []diff.Hunk{},
 		}), nil
@@ -91,10 +90,9 @@ func (t writeTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
-	if err := t.w.write(path, []byte(content), info); err != nil {
+	if err := t.w.save(env, path, []byte(content), info); err != nil {
 		return tool.Result{}, err
 	}
-	record(env, path)
 	return tool.TextResult("The file "+path+" has been updated successfully."+stateNote, writeResult{
 		Type: "update", FilePath: path, Content: in.Content,
 		StructuredPatch: diff.Patch(toLF(original), toLF(content)),

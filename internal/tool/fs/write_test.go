@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tackcode/tack/internal/watch"
 )
 
 // The Write of new.txt in compat/samples/tools4.stream-json.stdout.jsonl.
@@ -216,4 +219,37 @@ func TestWriteReadOnlyDirectory(t *testing.T) {
 		t.Errorf("failed write left %q", got)
 	}
 	noTempFiles(t, dir)
+}
+
+// Every file tool writes through the session's record of its own writes,
+// and the files it reads and writes are told to whoever watches them.
+func TestFileToolsRecordTheirWrites(t *testing.T) {
+	env, dir := newEnv(t)
+	env.Writes = &watch.Writes{}
+	var seen []string
+	env.Files.OnRecord(func(path string) { seen = append(seen, path) })
+	a, b, nb := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt"), filepath.Join(dir, "n.ipynb")
+	if err := os.WriteFile(nb, []byte(`{"cells":[{"cell_type":"code","id":"c1","source":"x = 1","metadata":{},"outputs":[]}],"metadata":{},"nbformat":4,"nbformat_minor":5}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, writeTool{}, env, map[string]any{"file_path": a, "content": "one\n"})
+	mustCall(t, editTool{}, env, map[string]any{"file_path": a, "old_string": "one", "new_string": "two"})
+	mustCall(t, editTool{}, env, map[string]any{"file_path": b, "old_string": "", "new_string": "new\n"})
+	mustCall(t, readTool{}, env, map[string]any{"file_path": nb})
+	mustCall(t, notebookEditTool{}, env, map[string]any{"notebook_path": nb, "cell_id": "c1", "new_source": "x = 2"})
+	for _, p := range []string{a, b, nb} {
+		if !env.Writes.Own(p) {
+			t.Errorf("%s is not recorded as the session's own write", p)
+		}
+	}
+	if err := os.WriteFile(a, []byte("someone else\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if env.Writes.Own(a) {
+		t.Error("a file rewritten by someone else is still the session's own")
+	}
+	want := []string{a, a, b, nb, nb}
+	if !slices.Equal(seen, want) {
+		t.Errorf("recorded files = %v, want %v", seen, want)
+	}
 }

@@ -1,7 +1,9 @@
 // Package tasks is the session task list the model keeps to plan and track
 // multi-step work: the TaskCreate, TaskUpdate, TaskList and TaskGet tools,
 // and List, the list itself, which other parts of tack (the terminal UI)
-// read through Of.
+// read through Of. Creating a task and marking one completed ask the
+// session's tool.TaskApprover first (the TaskCreated and TaskCompleted
+// hooks), which may refuse.
 package tasks
 
 import (
@@ -98,10 +100,12 @@ func (l *List) Get(id string) (Task, error) {
 }
 
 // Create adds a pending task and returns it. Ids are "1", "2", … and are
-// never reused, even after a deletion.
-func (l *List) Create(subject, description, activeForm string, metadata map[string]any) Task {
+// never reused, even after a deletion or a refusal. When approve is not
+// nil it is asked first, with the task as it will be and without the list
+// locked (a hook may take a while): an error from it, wrapped in a
+// *RefusedError, refuses the task, which is then never in the list.
+func (l *List) Create(subject, description, activeForm string, metadata map[string]any, approve func(Task) error) (Task, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.lastID++
 	t := &Task{
 		ID:          strconv.Itoa(l.lastID),
@@ -111,9 +115,36 @@ func (l *List) Create(subject, description, activeForm string, metadata map[stri
 		Status:      Pending,
 	}
 	mergeMetadata(t, metadata)
-	l.tasks = append(l.tasks, t)
-	return t.clone()
+	l.mu.Unlock()
+	if approve != nil {
+		if err := approve(t.clone()); err != nil {
+			return Task{}, &RefusedError{Err: err}
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	// In id order, which is creation order, though another Create may have
+	// been approved sooner.
+	i := len(l.tasks)
+	for i > 0 && idNumber(l.tasks[i-1].ID) > idNumber(t.ID) {
+		i--
+	}
+	l.tasks = slices.Insert(l.tasks, i, t)
+	return t.clone(), nil
 }
+
+// idNumber is the number of a task id ("12": 12).
+func idNumber(id string) int {
+	n, _ := strconv.Atoi(id)
+	return n
+}
+
+// RefusedError is a change to the list that the approver given to Create
+// or Update refused; Err is the approver's reason.
+type RefusedError struct{ Err error }
+
+func (e *RefusedError) Error() string { return e.Err.Error() }
+func (e *RefusedError) Unwrap() error { return e.Err }
 
 // Patch is a change to one task. Nil and empty fields leave the task as it is.
 type Patch struct {
@@ -146,8 +177,17 @@ type Change struct {
 
 // Update applies p to the task with id. Nothing changes when p is invalid:
 // an unknown id or status, a self-reference, or a blocker that would close a
-// cycle (tasks waiting on each other could never start).
-func (l *List) Update(id string, p Patch) (Change, error) {
+// cycle (tasks waiting on each other could never start). When p marks a
+// task completed that was not, approve (when not nil) is asked first, with
+// the task as p would leave its subject and description, and without the
+// list locked: an error from it, wrapped in a *RefusedError, refuses the
+// whole change.
+func (l *List) Update(id string, p Patch, approve func(Task) error) (Change, error) {
+	if approve != nil && p.Status != nil && Status(*p.Status) == Completed {
+		if err := l.approveCompletion(id, p, approve); err != nil {
+			return Change{}, err
+		}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	t := l.find(id)
@@ -200,6 +240,38 @@ func (l *List) Update(id string, p Patch) (Change, error) {
 	}
 	ch.Task = t.clone()
 	return ch, nil
+}
+
+// approveCompletion asks approve whether p may complete the task with id;
+// an invalid p is reported as Update would report it, before anyone is
+// asked.
+func (l *List) approveCompletion(id string, p Patch, approve func(Task) error) error {
+	l.mu.Lock()
+	t := l.find(id)
+	if t == nil {
+		l.mu.Unlock()
+		return fmt.Errorf("%w: #%s", ErrNotFound, id)
+	}
+	if err := l.check(t, p); err != nil {
+		l.mu.Unlock()
+		return err
+	}
+	done := t.Status == Completed
+	after := t.clone()
+	l.mu.Unlock()
+	if done {
+		return nil
+	}
+	if p.Subject != nil {
+		after.Subject = *p.Subject
+	}
+	if p.Description != nil {
+		after.Description = *p.Description
+	}
+	if err := approve(after); err != nil {
+		return &RefusedError{Err: err}
+	}
+	return nil
 }
 
 // check validates p against the list before anything is changed.

@@ -223,3 +223,102 @@ func TestConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+// approver is a tool.TaskApprover that refuses the tasks whose subject
+// starts with "no", and records what it was asked.
+type approver struct {
+	mu    sync.Mutex
+	asked []string
+}
+
+func (a *approver) decide(what string, task tool.TaskInfo) error {
+	a.mu.Lock()
+	a.asked = append(a.asked, fmt.Sprintf("%s #%s %s: %s", what, task.ID, task.Subject, task.Description))
+	a.mu.Unlock()
+	if strings.HasPrefix(task.Subject, "no") {
+		return fmt.Errorf("%s of %q refused by policy", what, task.Subject)
+	}
+	return nil
+}
+
+func (a *approver) ApproveCreate(_ context.Context, task tool.TaskInfo) error {
+	return a.decide("create", task)
+}
+
+func (a *approver) ApproveComplete(_ context.Context, task tool.TaskInfo) error {
+	return a.decide("complete", task)
+}
+
+func TestApproverDecidesCreationAndCompletion(t *testing.T) {
+	a := &approver{}
+	env := &tool.Env{TaskApprover: a}
+	mustCall(t, env, "TaskCreate", `{"subject":"Parse","description":"the grammar"}`)
+	_, _, err := call(t, env, "TaskCreate", `{"subject":"no tests","description":"skip them"}`)
+	if err == nil || tool.IsInputError(err) || err.Error() != `create of "no tests" refused by policy` {
+		t.Fatalf("refused create: %v (input error: %v)", err, tool.IsInputError(err))
+	}
+	text, _ := mustCall(t, env, "TaskCreate", `{"subject":"Lex","description":"the tokens"}`)
+	if text != "Task #3 created: Lex" {
+		t.Errorf("after a refusal: %q (the refused task keeps its id)", text)
+	}
+	if text, _ := mustCall(t, env, "TaskList", `{}`); text != "#1 [pending] Parse\n#3 [pending] Lex" {
+		t.Errorf("list %q", text)
+	}
+
+	// A completion whose new subject the approver refuses changes nothing,
+	// not even the other fields of the same update.
+	_, _, err = call(t, env, "TaskUpdate", `{"taskId":"1","status":"completed","subject":"no parse","owner":"me"}`)
+	if err == nil || tool.IsInputError(err) || !strings.Contains(err.Error(), `"no parse" refused`) {
+		t.Fatalf("refused completion: %v", err)
+	}
+	if got, _ := Of(env).Get("1"); got.Status != Pending || got.Subject != "Parse" || got.Owner != "" {
+		t.Errorf("task after a refused completion: %+v", got)
+	}
+	mustCall(t, env, "TaskUpdate", `{"taskId":"1","status":"completed"}`)
+	// Not asked again for a task already completed, for other changes, or
+	// for an update that is invalid anyway.
+	mustCall(t, env, "TaskUpdate", `{"taskId":"1","status":"completed"}`)
+	mustCall(t, env, "TaskUpdate", `{"taskId":"3","status":"in_progress"}`)
+	if _, _, err := call(t, env, "TaskUpdate", `{"taskId":"3","status":"completed","addBlocks":["3"]}`); !tool.IsInputError(err) {
+		t.Errorf("self-block: %v", err)
+	}
+	want := []string{
+		"create #1 Parse: the grammar",
+		"create #2 no tests: skip them",
+		"create #3 Lex: the tokens",
+		"complete #1 no parse: the grammar",
+		"complete #1 Parse: the grammar",
+	}
+	if !slices.Equal(a.asked, want) {
+		t.Errorf("asked\n got %q\nwant %q", a.asked, want)
+	}
+}
+
+func TestApprovedCreationsKeepIDOrder(t *testing.T) {
+	// The first creation's approval ends last: the list is still in id order.
+	release := make(chan struct{})
+	first := make(chan struct{})
+	env := &tool.Env{TaskApprover: slowFirst{first: first, release: release}}
+	var wg sync.WaitGroup
+	wg.Go(func() { mustCall(t, env, "TaskCreate", `{"subject":"one","description":""}`) })
+	<-first
+	mustCall(t, env, "TaskCreate", `{"subject":"two","description":""}`)
+	close(release)
+	wg.Wait()
+	if text, _ := mustCall(t, env, "TaskList", `{}`); text != "#1 [pending] one\n#2 [pending] two" {
+		t.Errorf("list %q", text)
+	}
+}
+
+// slowFirst holds the approval of task #1 until release is closed.
+type slowFirst struct{ first, release chan struct{} }
+
+func (s slowFirst) ApproveCreate(_ context.Context, task tool.TaskInfo) error {
+	if task.ID == "1" {
+		close(s.first)
+		<-s.release
+	}
+	return nil
+}
+
+func (slowFirst) ApproveComplete(context.Context, tool.TaskInfo) error { return nil }

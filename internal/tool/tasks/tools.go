@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -70,7 +71,7 @@ func (createTool) Name() string                  { return "TaskCreate" }
 func (createTool) Description() string           { return createDescription }
 func (createTool) InputSchema() json.RawMessage  { return json.RawMessage(createSchema) }
 func (createTool) ReadOnly(json.RawMessage) bool { return false }
-func (t createTool) Run(_ context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+func (t createTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
 	var in struct {
 		Subject     string         `json:"subject"`
 		Description string         `json:"description"`
@@ -83,7 +84,15 @@ func (t createTool) Run(_ context.Context, env *tool.Env, input json.RawMessage)
 	if strings.TrimSpace(in.Subject) == "" {
 		return tool.Result{}, tool.BadInput(t.Name(), "subject must not be empty")
 	}
-	task := Of(env).Create(in.Subject, in.Description, in.ActiveForm, in.Metadata)
+	var approve func(Task) error
+	if a := env.TaskApprover; a != nil {
+		approve = func(task Task) error { return a.ApproveCreate(ctx, info(task)) }
+	}
+	task, err := Of(env).Create(in.Subject, in.Description, in.ActiveForm, in.Metadata, approve)
+	if err != nil {
+		// Refused: the input was fine, the reason is the approver's.
+		return tool.Result{}, err
+	}
 	return tool.TextResult(fmt.Sprintf("Task #%s created: %s", task.ID, task.Subject), taskResult{task}), nil
 }
 
@@ -109,7 +118,7 @@ func (updateTool) Name() string                  { return "TaskUpdate" }
 func (updateTool) Description() string           { return updateDescription }
 func (updateTool) InputSchema() json.RawMessage  { return json.RawMessage(updateSchema) }
 func (updateTool) ReadOnly(json.RawMessage) bool { return false }
-func (t updateTool) Run(_ context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+func (t updateTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
 	var in struct {
 		TaskID string `json:"taskId"`
 		Patch
@@ -120,9 +129,15 @@ func (t updateTool) Run(_ context.Context, env *tool.Env, input json.RawMessage)
 	if in.Subject != nil && strings.TrimSpace(*in.Subject) == "" {
 		return tool.Result{}, tool.BadInput(t.Name(), "subject must not be empty")
 	}
-	ch, err := Of(env).Update(in.TaskID, in.Patch)
-	if err != nil {
-		// Every Update failure is about the input: nothing was changed.
+	var approve func(Task) error
+	if a := env.TaskApprover; a != nil {
+		approve = func(task Task) error { return a.ApproveComplete(ctx, info(task)) }
+	}
+	ch, err := Of(env).Update(in.TaskID, in.Patch, approve)
+	if refused := (*RefusedError)(nil); errors.As(err, &refused) {
+		return tool.Result{}, refused.Err
+	} else if err != nil {
+		// Every other Update failure is about the input: nothing was changed.
 		return tool.Result{}, &tool.InputError{Tool: t.Name(), Err: err}
 	}
 	res := updateResult{Success: true, TaskID: in.TaskID, UpdatedFields: ch.Fields, Deleted: ch.Deleted}
@@ -137,6 +152,11 @@ func (t updateTool) Run(_ context.Context, env *tool.Env, input json.RawMessage)
 		res.StatusChange = &statusChange{From: ch.From, To: ch.Task.Status}
 	}
 	return tool.TextResult(describeChange(ch), res), nil
+}
+
+// info is task as a tool.TaskApprover sees it.
+func info(task Task) tool.TaskInfo {
+	return tool.TaskInfo{ID: task.ID, Subject: task.Subject, Description: task.Description}
 }
 
 // describeChange says in one line what an update did.
