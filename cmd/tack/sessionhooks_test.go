@@ -505,3 +505,41 @@ func TestUserPromptExpansionOfAnMCPPrompt(t *testing.T) {
 		t.Errorf("the prompt was not expanded: %q", e.srv.Requests()[0].LastUserText())
 	}
 }
+
+// TestStartHooksInTheStream: with --include-hook-events, what the Setup and
+// SessionStart hooks did — they ran before the conversation — is in the
+// stream after the init message, before the model's answer, and so is a
+// refused command's UserPromptExpansion.
+func TestStartHooksInTheStream(t *testing.T) {
+	e := newEnv(t, llmtest.Reply(llmtest.Text("hi")))
+	commandFixture(e)
+	b, _ := json.Marshal(map[string]any{"hooks": map[string]any{
+		"Setup":               []any{commandHook("", "echo setting up")},
+		"SessionStart":        []any{commandHook("", "echo starting")},
+		"UserPromptExpansion": []any{commandHook("x", "echo no >&2; exit 2")},
+	}})
+	e.settings("settings.json", string(b))
+	var seq []string
+	for _, prompt := range []string{"hello", "/x now"} {
+		out, errOut := e.run("-p", prompt, "--init", "--output-format", "stream-json", "--verbose", "--include-hook-events")
+		if e.status != 0 && prompt == "hello" {
+			t.Fatalf("exit %d: %s", e.status, errOut)
+		}
+		for _, m := range lines(t, out) {
+			switch {
+			case m["subtype"] == "hook_started":
+			case m["subtype"] == "hook_response":
+				seq = append(seq, fmt.Sprintf("%v=%q", m["hook_name"], m["stdout"]))
+			case m["type"] == "system" || m["type"] == "assistant" || m["type"] == "result":
+				seq = append(seq, fmt.Sprint(m["type"], "/", m["subtype"]))
+			}
+		}
+	}
+	want := []string{
+		"system/init", `Setup:init="setting up\n"`, `SessionStart:startup="starting\n"`, "assistant/<nil>", "result/success",
+		"system/init", `Setup:init="setting up\n"`, `SessionStart:startup="starting\n"`, `UserPromptExpansion:x=""`, "result/error_during_execution",
+	}
+	if !slices.Equal(seq, want) {
+		t.Errorf("stream\n got %s\nwant %s", strings.Join(seq, "\n     "), strings.Join(want, "\n     "))
+	}
+}

@@ -89,6 +89,14 @@ func (r *run) flushHookRecords() {
 	}
 }
 
+// EmitHookRecords emits, as a run emits its own, the hook_started /
+// hook_response messages of the hooks that ran outside a run — Setup and
+// SessionStart as the session started, a typed command's
+// UserPromptExpansion — when IncludeHookEvents asks for them.
+func (s *Session) EmitHookRecords(emit Emit) {
+	(&run{s: s, emit: emit}).flushHookRecords()
+}
+
 // notify shows a message to the user (hook errors, hook system messages).
 func (r *run) notify(msg string) {
 	if n := r.s.cfg.Notify; n != nil && strings.TrimSpace(msg) != "" {

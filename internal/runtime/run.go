@@ -26,6 +26,8 @@ func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit engine.Emit) err
 	defer s.setEmitter(nil)
 	s.prepareMCP(ctx)
 	emit(s.initMessage())
+	// What the start hooks did, then what the command's hooks do.
+	s.main.engine.EmitHookRecords(emit)
 	if s.skills != nil {
 		s.turnSeq.Store(int64(s.skills.Seq()))
 		// A skill's model holds until the end of the prompt that ran it.
@@ -37,6 +39,7 @@ func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit engine.Emit) err
 		s.main.engine.Compact(ctx, instructions, emit)
 	} else {
 		run, refused, err := s.userPrompt(ctx, p)
+		s.main.engine.EmitHookRecords(emit)
 		switch {
 		case err != nil:
 			return err
