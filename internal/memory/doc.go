@@ -89,6 +89,11 @@
 // looked at before, that directory's memory exactly as at start (CLAUDE.md,
 // .claude/CLAUDE.md, AGENTS.md, rules, CLAUDE.local.md, with imports).
 //
+// Every File says why it was loaded (Reason: at start, as the memory of a
+// directory below the cwd, as a path-scoped rule, as an import, after a
+// compaction's Reload) and, when a read brought it, which file was read
+// (Trigger): what Claude Code's InstructionsLoaded hook is told.
+//
 // A rule whose frontmatter has paths: globs (a block list, a flow list or a
 // comma-separated string; commas inside braces do not split) waits until a
 // file matching one of them is read. Relative globs are matched with
