@@ -327,13 +327,15 @@ func TestInstructionsLoaded(t *testing.T) {
 			seq = append(seq, string(p.Event))
 		}
 	}
+	// The memory loaded at start is told of before SessionStart, as Claude
+	// Code 2.1.328 does.
 	want := []string{
-		"SessionStart",
 		"~/.claude/CLAUDE.md User session_start",
 		"CLAUDE.md Project session_start",
 		"docs/extra.md Project include parent=CLAUDE.md",
 		".claude/rules/style.md Project session_start",
 		"CLAUDE.local.md Local session_start",
+		"SessionStart",
 		"PreToolUse",
 		".claude/rules/go.md Project path_glob_match globs=[**/*.go] trigger=sub/x.go",
 		"sub/CLAUDE.md Project nested_traversal trigger=sub/x.go",

@@ -281,8 +281,8 @@ func TestCwdChangedAfterCd(t *testing.T) {
 		t.Fatalf("events\n got %q\nwant %q", order, want)
 	}
 	cwd := hooktest.Only(got, hook.CwdChanged)[0]
-	if cwd.String("old_cwd") != dir || cwd.String("new_cwd") != sub || cwd.String("permission_mode") != "bypassPermissions" {
-		t.Errorf("CwdChanged %s", cwd.Raw)
+	if cwd.String("old_cwd") != dir || cwd.String("new_cwd") != sub || cwd.Has("permission_mode") || cwd.String("prompt_id") == "" {
+		t.Errorf("CwdChanged %s: want old_cwd, new_cwd and prompt_id, and no permission_mode, as Claude Code sends it", cwd.Raw)
 	}
 	fc := hooktest.Only(got, hook.FileChanged)[0]
 	if fc.String("file_path") != envrc || fc.String("event") != "add" {

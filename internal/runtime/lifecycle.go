@@ -20,8 +20,8 @@ import (
 // SessionStart with source "compact").
 
 // fireStart runs the hooks of a thread's start. On the main thread: the
-// Setup hooks the options ask for, the SessionStart hooks, then the
-// InstructionsLoaded hooks of the memory loaded for it — none of them for
+// Setup hooks the options ask for, the InstructionsLoaded hooks of the
+// memory loaded for it, then the SessionStart hooks — none of them for
 // a conversation its host reopens, which goes on. In a subagent: the
 // SubagentStart hooks. What they give the model opens the thread's first
 // message.
@@ -39,10 +39,11 @@ func (t *thread) fireStart(ctx context.Context) error {
 		out := t.fire(ctx, &hook.SetupInput{Base: t.lifecycleBase(), Trigger: trigger})
 		t.addHookContext("Setup", out)
 	}
-	t.sessionStart(ctx)
+	// Claude Code tells of the memory loaded before SessionStart.
 	if s.memory != nil {
 		t.instructionsLoaded(ctx, s.memory.Files)
 	}
+	t.sessionStart(ctx)
 	return nil
 }
 
@@ -185,7 +186,8 @@ func (t *thread) hookBase() hook.Base {
 }
 
 // lifecycleBase is hookBase for the events Claude Code sends without a
-// permission mode: Setup, SessionStart, InstructionsLoaded, SessionEnd.
+// permission mode: Setup, SessionStart, InstructionsLoaded, CwdChanged,
+// SessionEnd.
 func (t *thread) lifecycleBase() hook.Base {
 	b := t.hookBase()
 	b.PermissionMode = ""

@@ -280,7 +280,7 @@ func (t *thread) cwdChanged(ctx context.Context, from, to string) {
 	if !t.hooks.Has(hook.CwdChanged) {
 		return
 	}
-	out := t.hooks.Run(ctx, &hook.CwdChangedInput{Base: t.hookBase(), OldCwd: from, NewCwd: to})
+	out := t.hooks.Run(ctx, &hook.CwdChangedInput{Base: t.lifecycleBase(), OldCwd: from, NewCwd: to})
 	t.s.showHookMessages(out)
 	t.s.watching.ask(out.WatchPaths)
 }
