@@ -39,43 +39,74 @@ func (r *Runner) merge(o *Outcome, results []Result) {
 }
 
 func (m *merger) add(res Result) {
-	ev, o := m.o.Event, m.o
 	name := res.HookName
 	if name == "" {
-		name = o.HookName
+		name = m.o.HookName
 	}
 	if !res.Async {
 		m.ran = true
 	}
+	if m.failed(res, name) {
+		return
+	}
+	out := res.JSON
+	if out == nil {
+		m.plain(res, name)
+		return
+	}
+	m.common(out)
+	if res.Async {
+		// An async answer arrives after the fact: it may inform, never decide.
+		if hso := out.HookSpecificOutput; hso != nil && hso.AdditionalContext != "" {
+			m.o.AdditionalContext = append(m.o.AdditionalContext, hso.AdditionalContext)
+		}
+		return
+	}
+	m.decision(out, name)
+	if hso := out.HookSpecificOutput; hso != nil {
+		m.specific(hso, name)
+	}
+}
+
+// failed takes a handler that failed or blocked without JSON, and reports
+// whether it did.
+func (m *merger) failed(res Result, name string) bool {
+	ev, o := m.o.Event, m.o
 	switch res.Status {
 	case StatusError, StatusCancelled:
 		if failureBlocks(ev, res.Handler) && !res.Async {
 			m.block(res.Message)
-			return
+		} else {
+			o.Errors = append(o.Errors, errorLine(name, res.Message))
 		}
-		o.Errors = append(o.Errors, errorLine(name, res.Message))
-		return
+		return true
 	case StatusBlocking:
 		if CanBlock(ev) && !res.Async {
 			m.block(blockReason(res.Message, "No stderr output"))
-			return
+		} else {
+			o.Errors = append(o.Errors, errorLine(name, blockReason(res.Message, "No stderr output")))
 		}
-		o.Errors = append(o.Errors, errorLine(name, blockReason(res.Message, "No stderr output")))
-		return
+		return true
 	}
+	return false
+}
 
-	out := res.JSON
-	if out == nil {
-		switch {
-		case res.Text == "":
-		case ev == WorktreeCreate && !res.Async:
-			// A command hook that made the worktree prints its path.
-			m.first(&o.WorktreePath, strings.TrimSpace(res.Text), name, "worktree path")
-		case plainTextIsContext(ev):
-			o.AdditionalContext = append(o.AdditionalContext, strings.TrimRight(res.Text, "\r\n"))
-		}
-		return
+// plain takes a successful answer that is not JSON.
+func (m *merger) plain(res Result, name string) {
+	ev, o := m.o.Event, m.o
+	switch {
+	case res.Text == "":
+	case ev == WorktreeCreate && !res.Async:
+		// A command hook that made the worktree prints its path.
+		m.first(&o.WorktreePath, strings.TrimSpace(res.Text), name, "worktree path")
+	case plainTextIsContext(ev):
+		o.AdditionalContext = append(o.AdditionalContext, strings.TrimRight(res.Text, "\r\n"))
 	}
+}
+
+// common takes the fields every event's answer may have.
+func (m *merger) common(out *Output) {
+	o := m.o
 	if out.Continue != nil && !*out.Continue {
 		if !m.hasStop {
 			o.StopReason = out.StopReason
@@ -89,14 +120,11 @@ func (m *merger) add(res Result) {
 	if out.SuppressOutput {
 		o.SuppressOutput = true
 	}
-	if res.Async {
-		// An async answer arrives after the fact: it may inform, never decide.
-		if hso := out.HookSpecificOutput; hso != nil && hso.AdditionalContext != "" {
-			o.AdditionalContext = append(o.AdditionalContext, hso.AdditionalContext)
-		}
-		return
-	}
+}
 
+// decision takes the top-level decision: block, or the older approve.
+func (m *merger) decision(out *Output, name string) {
+	ev := m.o.Event
 	switch out.Decision {
 	case "":
 	case "block":
@@ -112,13 +140,13 @@ func (m *merger) add(res Result) {
 			m.votes = append(m.votes, vote{DecisionAllow, out.Reason})
 		}
 	default:
-		o.Errors = append(o.Errors, errorLine(name, fmt.Sprintf("unknown decision %q", out.Decision)))
+		m.o.Errors = append(m.o.Errors, errorLine(name, fmt.Sprintf("unknown decision %q", out.Decision)))
 	}
+}
 
-	hso := out.HookSpecificOutput
-	if hso == nil {
-		return
-	}
+// specific takes the event's own answer (hookSpecificOutput).
+func (m *merger) specific(hso *SpecificOutput, name string) {
+	ev, o := m.o.Event, m.o
 	if hso.HookEventName != "" && hso.HookEventName != ev {
 		o.Errors = append(o.Errors, errorLine(name, fmt.Sprintf("hookSpecificOutput is for %s, not %s; ignored", hso.HookEventName, ev)))
 		return
@@ -128,51 +156,11 @@ func (m *merger) add(res Result) {
 	}
 	switch ev {
 	case PreToolUse:
-		if d := hso.PermissionDecision; d != "" {
-			switch dec := Decision(d); dec {
-			case DecisionAllow, DecisionAsk, DecisionDefer, DecisionDeny:
-				reason := hso.PermissionDecisionReason
-				if dec == DecisionDeny {
-					reason = blockReason(reason, "Blocked by hook")
-				}
-				m.votes = append(m.votes, vote{dec, reason})
-			default:
-				o.Errors = append(o.Errors, errorLine(name, fmt.Sprintf("unknown permissionDecision %q", d)))
-			}
-		}
-		m.updateInput(name, hso.UpdatedInput)
+		m.permissionDecision(hso, name)
 	case PermissionRequest:
-		d := hso.Decision
-		if d == nil {
-			return
-		}
-		switch d.Behavior {
-		case "allow":
-			m.votes = append(m.votes, vote{DecisionAllow, ""})
-			m.updateInput(name, d.UpdatedInput)
-			if len(d.UpdatedPermissions) > 0 && o.UpdatedPermissions == nil {
-				o.UpdatedPermissions = d.UpdatedPermissions
-			}
-		case "deny":
-			m.votes = append(m.votes, vote{DecisionDeny, blockReason(d.Message, "Denied by hook")})
-			if d.Interrupt {
-				o.Interrupt = true
-			}
-		default:
-			o.Errors = append(o.Errors, errorLine(name, fmt.Sprintf("unknown decision behavior %q", d.Behavior)))
-		}
+		m.permissionRequest(hso.Decision, name)
 	case PostToolUse:
-		upd := hso.UpdatedToolOutput
-		if len(upd) == 0 {
-			upd = hso.UpdatedMCPToolOutput
-		}
-		if len(upd) > 0 {
-			if o.UpdatedToolOutput == nil {
-				o.UpdatedToolOutput = upd
-			} else {
-				o.Errors = append(o.Errors, errorLine(name, "another hook already replaced the tool output; this replacement is ignored"))
-			}
-		}
+		m.toolOutput(hso, name)
 	case PermissionDenied:
 		o.Retry = o.Retry || hso.Retry
 	case SessionStart:
@@ -181,16 +169,7 @@ func (m *merger) add(res Result) {
 	case UserPromptSubmit:
 		m.first(&o.SessionTitle, hso.SessionTitle, name, "sessionTitle")
 	case Elicitation, ElicitationResult:
-		switch hso.Action {
-		case "":
-		case "accept", "decline", "cancel":
-			m.elicit = append(m.elicit, hso.Action)
-			if hso.Action == "accept" && len(hso.Content) > 0 && o.ElicitationContent == nil {
-				o.ElicitationContent = hso.Content
-			}
-		default:
-			o.Errors = append(o.Errors, errorLine(name, fmt.Sprintf("unknown elicitation action %q", hso.Action)))
-		}
+		m.elicitation(hso, name)
 	case WorktreeCreate:
 		m.first(&o.WorktreePath, hso.WorktreePath, name, "worktree path")
 	}
@@ -203,6 +182,75 @@ func (m *merger) add(res Result) {
 				o.WatchPaths = append(o.WatchPaths, p)
 			}
 		}
+	}
+}
+
+// permissionDecision takes a PreToolUse answer: a vote, a rewritten input.
+func (m *merger) permissionDecision(hso *SpecificOutput, name string) {
+	if d := hso.PermissionDecision; d != "" {
+		switch dec := Decision(d); dec {
+		case DecisionAllow, DecisionAsk, DecisionDefer, DecisionDeny:
+			reason := hso.PermissionDecisionReason
+			if dec == DecisionDeny {
+				reason = blockReason(reason, "Blocked by hook")
+			}
+			m.votes = append(m.votes, vote{dec, reason})
+		default:
+			m.o.Errors = append(m.o.Errors, errorLine(name, fmt.Sprintf("unknown permissionDecision %q", d)))
+		}
+	}
+	m.updateInput(name, hso.UpdatedInput)
+}
+
+// permissionRequest takes a PermissionRequest answer given for the user.
+func (m *merger) permissionRequest(d *PermissionRequestDecision, name string) {
+	o := m.o
+	if d == nil {
+		return
+	}
+	switch d.Behavior {
+	case "allow":
+		m.votes = append(m.votes, vote{DecisionAllow, ""})
+		m.updateInput(name, d.UpdatedInput)
+		if len(d.UpdatedPermissions) > 0 && o.UpdatedPermissions == nil {
+			o.UpdatedPermissions = d.UpdatedPermissions
+		}
+	case "deny":
+		m.votes = append(m.votes, vote{DecisionDeny, blockReason(d.Message, "Denied by hook")})
+		if d.Interrupt {
+			o.Interrupt = true
+		}
+	default:
+		o.Errors = append(o.Errors, errorLine(name, fmt.Sprintf("unknown decision behavior %q", d.Behavior)))
+	}
+}
+
+// toolOutput takes a PostToolUse replacement of the tool's output.
+func (m *merger) toolOutput(hso *SpecificOutput, name string) {
+	upd := hso.UpdatedToolOutput
+	if len(upd) == 0 {
+		upd = hso.UpdatedMCPToolOutput
+	}
+	switch {
+	case len(upd) == 0:
+	case m.o.UpdatedToolOutput == nil:
+		m.o.UpdatedToolOutput = upd
+	default:
+		m.o.Errors = append(m.o.Errors, errorLine(name, "another hook already replaced the tool output; this replacement is ignored"))
+	}
+}
+
+// elicitation takes an answer to an MCP server's request for input.
+func (m *merger) elicitation(hso *SpecificOutput, name string) {
+	switch hso.Action {
+	case "":
+	case "accept", "decline", "cancel":
+		m.elicit = append(m.elicit, hso.Action)
+		if hso.Action == "accept" && len(hso.Content) > 0 && m.o.ElicitationContent == nil {
+			m.o.ElicitationContent = hso.Content
+		}
+	default:
+		m.o.Errors = append(m.o.Errors, errorLine(name, fmt.Sprintf("unknown elicitation action %q", hso.Action)))
 	}
 }
 
