@@ -388,9 +388,9 @@ func stopText(reason string) string {
 // runningTasks are the background commands of the thread's shell still
 // running, as Stop hooks are told of them.
 func (r *run) runningTasks() []hook.BackgroundTask {
-	env := r.s.cfg.Env
-	if env == nil || env.Shell == nil {
-		return nil
+	env, hooks := r.s.cfg.Env, r.s.cfg.Hooks
+	if env == nil || env.Shell == nil || hooks == nil || !hooks.Has(hook.Stop) && !hooks.Has(hook.SubagentStop) {
+		return nil // nobody to tell
 	}
 	var out []hook.BackgroundTask
 	for _, j := range env.Shell.Jobs() {

@@ -277,7 +277,13 @@ func (o Outcome) Context() string { return strings.Join(o.AdditionalContext, "\n
 // where it came from (an event, "Tool" for a tool call's hooks, "Async"
 // for hooks that answered later) with the texts, one per line.
 func ContextBlock(source string, texts []string) llm.Block {
-	return llm.Reminder("", source+" hook additional context: "+strings.Join(texts, "\n"))
+	return llm.Reminder("", ContextText(source, texts))
+}
+
+// ContextText is the text of ContextBlock, for a caller that queues it to
+// be wrapped in a reminder later (engine.Session.Announce).
+func ContextText(source string, texts []string) string {
+	return source + " hook additional context: " + strings.Join(texts, "\n")
 }
 
 // blockReason returns a reason, or what Claude Code says when there is none.

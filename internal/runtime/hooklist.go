@@ -159,10 +159,12 @@ func neverRun(ev hook.Event) string {
 }
 
 // noticeUnfiredHooks tells the user, for each event that never fires in
-// tack (neverRun), whose hooks configure it: they never run. A policy
-// written for Claude Code then does not silently not hold.
-func (s *Session) noticeUnfiredHooks() {
-	cfgs := []hook.Config{s.fileHooks()}
+// tack (neverRun), whose hooks configure it — among the session's hooks
+// (files: the settings', the callbacks', the plugins') and its skills' and
+// agents' — that they never run. A policy written for Claude Code then does
+// not silently not hold.
+func (s *Session) noticeUnfiredHooks(files hook.Config) {
+	cfgs := []hook.Config{files}
 	for _, sk := range s.ext.Skills() {
 		cfgs = append(cfgs, sk.Hooks)
 	}

@@ -40,9 +40,9 @@ func (t *thread) configureHooks(context.Context) error {
 		return nil
 	}
 	if t.parent == nil {
-		s.noticeUnfiredHooks()
 		s.hookLog = &engine.HookLog{}
 		s.hookOpts = s.hookOptions(t.env)
+		s.noticeUnfiredHooks(s.hookOpts.Hooks)
 		r, err := hook.New(s.hookOpts)
 		if err != nil {
 			return err

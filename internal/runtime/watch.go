@@ -243,8 +243,7 @@ func (wg *watching) changed(ev watch.Event) {
 func (s *Session) fileChanged(ev watch.Event) {
 	out := s.main.hooks.Run(s.ctx, &hook.FileChangedInput{Base: s.main.hookBase(), FilePath: ev.Path, Event: string(ev.Kind)})
 	if len(out.AdditionalContext) > 0 {
-		// The text of hook.ContextBlock, which Announce puts in a reminder.
-		s.main.engine.Announce(string(hook.FileChanged) + " hook additional context: " + out.Context())
+		s.main.engine.Announce(hook.ContextText(string(hook.FileChanged), out.AdditionalContext))
 	}
 	s.watching.ask(out.WatchPaths)
 	s.showHookMessages(out)
