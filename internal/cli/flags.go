@@ -176,11 +176,6 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 	if f.skipPermissions {
 		opts.PermissionMode = agent.PermissionBypass
 	}
-	if f.permissionMode == "auto" {
-		// Claude Code's auto mode lets a classifier approve calls; tack has
-		// none, so what would be asked is asked (warned in runPrint).
-		opts.PermissionMode = agent.PermissionDefault
-	}
 	if opts.PermissionMode != "" && !opts.PermissionMode.Valid() {
 		return opts, cmdio.Usagef("invalid --permission-mode %q: want default, acceptEdits, plan, auto, bypassPermissions or dontAsk", f.permissionMode)
 	}

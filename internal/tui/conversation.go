@@ -299,6 +299,7 @@ func (m *Model) system(msg *agent.SystemMessage) tea.Cmd {
 			m.sessionID, m.modelID = msg.Init.SessionID, msg.Init.Model
 			if msg.Init.PermissionMode != "" {
 				m.mode = agent.PermissionMode(msg.Init.PermissionMode)
+				m.autoCycle = m.autoCycle || m.mode == agent.PermissionAuto
 			}
 			m.commands = msg.Init.SlashCommands
 			m.addDirs = msg.Init.AdditionalDirs

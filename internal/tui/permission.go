@@ -358,13 +358,18 @@ func isWord(s string) bool {
 	return s != "" && s[0] != '-'
 }
 
-// nextMode is the mode Shift+Tab moves to.
-func nextMode(m agent.PermissionMode) agent.PermissionMode {
+// nextMode is the mode Shift+Tab moves to: default, acceptEdits, plan, and
+// auto after plan when the user opted in to it (withAuto).
+func nextMode(m agent.PermissionMode, withAuto bool) agent.PermissionMode {
 	switch m {
 	case agent.PermissionDefault, "":
 		return agent.PermissionAcceptEdits
 	case agent.PermissionAcceptEdits:
 		return agent.PermissionPlan
+	case agent.PermissionPlan:
+		if withAuto {
+			return agent.PermissionAuto
+		}
 	}
 	return agent.PermissionDefault
 }
