@@ -215,3 +215,28 @@ func TestAutoModeAnswerInText(t *testing.T) {
 		t.Fatalf("the allowed call did not run: %v", err)
 	}
 }
+
+// A classifier request that fails blocks the call, saying so.
+func TestAutoModeFailedClassifierBlocks(t *testing.T) {
+	// The classifier's request gets the fault; the session's next request
+	// gets the turn behind it.
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": "touch x.txt"})),
+		llmtest.Turn{Faults: []llmtest.Fault{{Status: 400, Message: "bad classifier request"}}, Content: []llm.Block{llmtest.Text("ok")}})
+	opts := testOptions(t, srv)
+	opts.PermissionMode = agent.PermissionAuto
+	msgs := collect(t, context.Background(), "make x.txt", opts)
+	res := msgs[len(msgs)-1].(*agent.ResultMessage)
+	if _, err := os.Stat(filepath.Join(opts.Cwd, "x.txt")); err == nil {
+		t.Fatal("the call ran though the classifier failed")
+	}
+	if reqs := srv.Requests(); len(reqs) != 3 || reqs[1].Model != smallModel {
+		t.Fatalf("requests: %d, the second to %q", len(reqs), reqs[1].Model)
+	}
+	if len(res.PermissionDenials) != 1 {
+		t.Errorf("denials %+v", res.PermissionDenials)
+	}
+	if got := llm.TextOf(lastToolResult(t, srv).Content); !strings.Contains(got, "classifier failed") || !strings.Contains(got, "bad classifier request") {
+		t.Errorf("the model was told %q", got)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tackcode/tack/internal/hook"
+	"github.com/tackcode/tack/internal/hook/hooktest"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
 )
@@ -30,6 +32,7 @@ func autoTurns() []llmtest.Turn {
 func TestAutoModeInPrintMode(t *testing.T) {
 	e := newEnv(t, autoTurns()...)
 	e.write("keep/a.txt", "x")
+	log := e.hookSettings(nil, nil)
 	out, errOut := e.run("-p", "make made.txt", "--permission-mode", "auto", "--output-format", "json")
 	if e.status != 0 {
 		t.Fatalf("exit %d: %s", e.status, errOut)
@@ -59,6 +62,17 @@ func TestAutoModeInPrintMode(t *testing.T) {
 	}
 	if !strings.Contains(told, "deleting keep was not asked for") {
 		t.Errorf("the model was told %q", told)
+	}
+	// The classifier decides instead of a dialog: no PermissionRequest;
+	// its block fires PermissionDenied, with its reason.
+	got := hooktest.ReadLog(t, log)
+	if n := len(hooktest.Only(got, hook.PermissionRequest)); n != 0 {
+		t.Errorf("PermissionRequest fired %d times", n)
+	}
+	denied := hooktest.Only(got, hook.PermissionDenied)
+	if len(denied) != 1 || !strings.Contains(denied[0].String("reason"), "deleting keep was not asked for") ||
+		denied[0].String("permission_mode") != "auto" || !strings.Contains(jsonOf(denied[0].Fields["tool_input"]), "rm -rf keep") {
+		t.Errorf("PermissionDenied payloads %v", denied)
 	}
 }
 

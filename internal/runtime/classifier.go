@@ -93,7 +93,10 @@ func (g gate) classification(ctx context.Context, c engine.ToolCall, reason stri
 func (g gate) classifierInput(c engine.ToolCall, reason string) string {
 	var b strings.Builder
 	b.WriteString("## What the user asked for\n\n")
-	requests := userRequests(g.t.engine.Messages(), classifierRequests)
+	var requests []string
+	if g.t.engine != nil {
+		requests = userRequests(g.t.engine.Messages(), classifierRequests)
+	}
 	if len(requests) == 0 {
 		b.WriteString("(no message from the user)\n")
 	}
