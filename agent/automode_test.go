@@ -69,6 +69,9 @@ func TestAutoModeClassifierAllows(t *testing.T) {
 	opts.PermissionMode = agent.PermissionAuto
 	opts.AllowedTools = []string{"Bash(npm test *)"}
 	opts.DisallowedTools = []string{"WebFetch"}
+	if err := os.WriteFile(filepath.Join(opts.Cwd, "CLAUDE.md"), []byte("Never push to main."), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	msgs := collect(t, context.Background(), "please create made.txt", opts)
 	res := msgs[len(msgs)-1].(*agent.ResultMessage)
 	if _, err := os.Stat(filepath.Join(opts.Cwd, "made.txt")); err != nil {
@@ -82,7 +85,7 @@ func TestAutoModeClassifierAllows(t *testing.T) {
 		t.Fatalf("%d classifier requests, want 1", len(reqs))
 	}
 	in := reqs[0].LastUserText()
-	for _, want := range []string{"please create made.txt", "Tool: Bash", `"command":"touch made.txt"`, "Bash(npm test *)", "WebFetch"} {
+	for _, want := range []string{"please create made.txt", "Tool: Bash", `"command":"touch made.txt"`, "Bash(npm test *)", "WebFetch", "Never push to main."} {
 		if !strings.Contains(in, want) {
 			t.Errorf("the classifier request lacks %q:\n%s", want, in)
 		}

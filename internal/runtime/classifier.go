@@ -39,6 +39,7 @@ const (
 	classifierRequests  = 3    // the user's most recent messages
 	classifierTextLimit = 2000 // bytes of each of them
 	classifierInputMax  = 8000 // bytes of the call's input
+	classifierMemoryMax = 6000 // bytes of the instructions files, in all
 	classifierMaxTokens = 1024
 )
 
@@ -103,6 +104,7 @@ func (g gate) classifierInput(c engine.ToolCall, reason string) string {
 	for _, r := range requests {
 		fmt.Fprintf(&b, "<user_message>\n%s\n</user_message>\n", clipText(r, classifierTextLimit))
 	}
+	g.writeInstructions(&b)
 	checker := g.t.checker
 	rules := checker.Rules()
 	b.WriteString("\n## Permission rules\n\n")
@@ -118,6 +120,31 @@ func (g gate) classifierInput(c engine.ToolCall, reason string) string {
 	}
 	fmt.Fprintf(&b, "\n## The action\n\nTool: %s\nInput: %s\n", c.Name, clipText(string(input), classifierInputMax))
 	return b.String()
+}
+
+// writeInstructions adds the instructions files the session loaded at
+// start (CLAUDE.md…), up to classifierMemoryMax bytes: what the user wrote
+// down as their wishes for the project.
+func (g gate) writeInstructions(b *strings.Builder) {
+	s := g.t.s
+	if s.memory == nil {
+		return
+	}
+	files := s.memory.Root()
+	if len(files) == 0 {
+		return
+	}
+	b.WriteString("\n## The user's instructions files\n\n")
+	left := classifierMemoryMax
+	for _, f := range files {
+		if left <= 0 {
+			b.WriteString("(more files left out)\n")
+			return
+		}
+		text := clipText(f.Content, left)
+		left -= len(text)
+		fmt.Fprintf(b, "<instructions path=%q>\n%s\n</instructions>\n", f.Path, text)
+	}
 }
 
 // writeRules lists the rules of one behavior.
