@@ -123,6 +123,10 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	// Then the project's MCP servers nobody approved yet.
+	if err := askMCPApprovals(ctx, opts, popts); err != nil {
+		return err
+	}
 	opts.IncludePartialMessages = true
 	opts.HookStatusMessages = true // a hook's statusMessage by the spinner
 	opts.FileCheckpointing = true  // for the rewind (Esc Esc)
