@@ -110,10 +110,7 @@ func TestAuthAndNotFoundStatusesFailAtOnce(t *testing.T) {
 		t.Run(c.typ, func(t *testing.T) {
 			srv, n := statusServer(t, c.status, c.typ, c.msg)
 			last, retries := networkRun(t, srv.URL)
-			start := c.wantStart
-			if strings.Contains(start, "%s") {
-				start = strings.Replace(start, "%s", srv.URL, 1)
-			}
+			start := strings.Replace(c.wantStart, "%s", srv.URL, 1)
 			if want := start + " " + c.wantHint; last != want {
 				t.Errorf("error line\n got %q\nwant %q", last, want)
 			}
