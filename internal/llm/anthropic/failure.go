@@ -74,16 +74,13 @@ func (e endpoint) describe(err error, model string) (cause, hint string) {
 func (e endpoint) connectionCause(err error) (cause, hint string) {
 	at := "API unreachable at " + e.base()
 	var dnsErr *net.DNSError
-	var unknownCA x509.UnknownAuthorityError
-	var hostErr x509.HostnameError
-	var invalid x509.CertificateInvalidError
 	var record tls.RecordHeaderError
 	switch {
 	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
 		return fmt.Sprintf("%s: host %q not found", at, dnsErr.Name), "Check the host name in " + e.baseSetting() + " and the network's DNS"
 	case errors.As(err, &dnsErr):
 		return fmt.Sprintf("%s: looking up %q failed: %s", at, dnsErr.Name, dnsErr.Err), "Check the network's DNS and " + e.baseSetting()
-	case errors.As(err, &unknownCA), errors.As(err, &hostErr), errors.As(err, &invalid):
+	case untrustedCertificate(err):
 		return fmt.Sprintf("%s: its TLS certificate is not trusted (%s)", at, tlsDetail(err)),
 			"Check " + e.baseSetting() + "; behind a proxy with its own certificate authority, point SSL_CERT_FILE at its certificate"
 	case errors.As(err, &record):
@@ -166,12 +163,17 @@ func tlsDetail(err error) string {
 // that is not trusted, a server that does not speak TLS.
 func permanent(err error) bool {
 	var dnsErr *net.DNSError
+	var record tls.RecordHeaderError
+	return errors.As(err, &dnsErr) && dnsErr.IsNotFound || untrustedCertificate(err) || errors.As(err, &record)
+}
+
+// untrustedCertificate reports whether err is a server certificate that
+// did not verify: an unknown authority, another host's, an invalid one.
+func untrustedCertificate(err error) bool {
 	var unknownCA x509.UnknownAuthorityError
 	var hostErr x509.HostnameError
 	var invalid x509.CertificateInvalidError
-	var record tls.RecordHeaderError
-	return errors.As(err, &dnsErr) && dnsErr.IsNotFound ||
-		errors.As(err, &unknownCA) || errors.As(err, &hostErr) || errors.As(err, &invalid) || errors.As(err, &record)
+	return errors.As(err, &unknownCA) || errors.As(err, &hostErr) || errors.As(err, &invalid)
 }
 
 // oneLine keeps s on one line.
