@@ -64,6 +64,9 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 		if res, ok := msg.(*agent.ResultMessage); ok {
 			result = res
 		}
+		if f.outputFormat == "text" && f.verbose {
+			reportRetry(stdio.Err, msg)
+		}
 		if err := r.message(msg); err != nil {
 			return fmt.Errorf("write output: %w", err)
 		}

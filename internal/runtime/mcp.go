@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/mcp"
 	"github.com/tackcode/tack/internal/mcp/mcpconfig"
@@ -124,11 +123,7 @@ func (s *Session) mcpServers(t *thread) (*mcpconfig.Set, error) {
 		MCPConfig: mcpConfig,
 		Strict:    s.cfg.StrictMCPConfig,
 		Sources:   s.trust.mcpScopes(),
-		Settings: mcpconfig.ApprovalSettings{
-			EnableAllProjectMcpServers: settings.EnableAllProjectMcpServers != nil && *settings.EnableAllProjectMcpServers,
-			EnabledMcpjsonServers:      config.Texts(settings.EnabledMcpjsonServers),
-			DisabledMcpjsonServers:     config.Texts(settings.DisabledMcpjsonServers),
-		},
+		Settings:  approvalSettings(settings),
 	})
 	if err != nil {
 		return nil, err

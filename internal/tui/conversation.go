@@ -305,7 +305,7 @@ func (m *Model) system(msg *agent.SystemMessage) tea.Cmd {
 			m.addDirs = msg.Init.AdditionalDirs
 		}
 	case "api_retry":
-		m.runNotice(fmt.Sprintf("API error (%s), retrying: attempt %d of %d", msg.Error, msg.Attempt, msg.MaxRetries))
+		m.runNotice(retryNotice(msg))
 	case "status":
 		if s, _ := msg.Fields["status"].(string); s == "compacting" {
 			m.runNotice("Compacting the conversation…")
