@@ -57,15 +57,17 @@ func newDoctorCmd(stdio IO) *cobra.Command {
 		Use:   "doctor",
 		Short: "Check the installation, credentials, API, settings, MCP servers and sandbox (exit 1 when a check fails)",
 		Long: `Checks what a session in this directory needs, one line per check with its
-verdict (ok, warn or fail) and, when it is not ok, what to do: the installation,
+verdict (ok, warn or fail) and, when it is not ok, what to do: whether the folder
+is trusted (an untrusted folder's own settings are checked but not used: its
+apiKeyHelper is not run), the installation,
 the credentials in use, whether the API answers (one GET /v1/models on
 ANTHROPIC_BASE_URL, within 5 s), every settings file, every configured MCP server
 (started or connected, as tack mcp list does) and the sandbox. The exit status is
 1 when a check fails.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts := agent.Options{Env: stdio.AgentEnv()}
-			var results []checkResult
+			opts, trust := doctorOptions(stdio)
+			results := []checkResult{trust}
 			for _, c := range doctorChecks() {
 				results = append(results, c(cmd.Context(), stdio, opts)...)
 			}
@@ -101,6 +103,30 @@ func writeDoctor(stdio IO, results []checkResult, asJSON bool) error {
 		fmt.Fprintln(stdio.Out, line)
 	}
 	return nil
+}
+
+// doctorOptions are the options the checks read the settings with, and
+// the line that says why: the settings of a folder the user has not
+// trusted are checked but not used, so that a cloned repository's
+// apiKeyHelper does not run because its owner asked for a check-up.
+func doctorOptions(stdio IO) (agent.Options, checkResult) {
+	opts := agent.Options{Env: stdio.AgentEnv()}
+	r := checkResult{Check: "trust", Verdict: verdictOK}
+	ws, err := agent.CheckWorkspace(opts)
+	switch {
+	case err != nil:
+		r.Verdict, r.Detail, r.Fix = verdictFail, err.Error(), "fix the file named"
+	case ws.Trusted:
+		r.Detail = ws.Dir + " is trusted"
+	case len(ws.Brings) == 0:
+		r.Detail = ws.Dir + " is not trusted, and brings no code of its own"
+	default:
+		opts.Untrusted = true
+		r.Verdict = verdictWarn
+		r.Detail = fmt.Sprintf("%s is not trusted: what it brings (%s) is left out of these checks", ws.Dir, strings.Join(ws.Brings, "; "))
+		r.Fix = "trust it with tack trust " + ws.Dir
+	}
+	return opts, r
 }
 
 func checkInstallation(context.Context, IO, agent.Options) []checkResult {

@@ -101,7 +101,7 @@ func TestDoctorChecksEachPart(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &results); err != nil {
 		t.Fatalf("--json: %v: %s", err, out)
 	}
-	if code != 0 || len(results) != 9 {
+	if code != 0 || len(results) != 10 {
 		t.Errorf("--json, all healthy: exit %d, %d results: %s", code, len(results), out)
 	}
 	for _, r := range results {
@@ -177,5 +177,42 @@ func TestDoctorNamesAMalformedSettingsFile(t *testing.T) {
 	}
 	if line := doctorLine(t, out, "settings user"); !strings.HasPrefix(line, "ok ") {
 		t.Errorf("the other files: %q", line)
+	}
+}
+
+// In a folder the user has not trusted, doctor checks the folder's
+// settings but does not run its apiKeyHelper; once trusted, the helper's
+// key is what the API is asked with.
+func TestDoctorRunsNoUntrustedHelper(t *testing.T) {
+	e := newCmdEnv(t)
+	srv := llmtest.New(t)
+	t.Setenv("ANTHROPIC_BASE_URL", srv.URL())
+	canary := filepath.Join(t.TempDir(), "ran")
+	write(t, filepath.Join(e.project, ".claude", "settings.json"), `{"apiKeyHelper": "touch `+canary+`; echo sk-from-project-helper"}`)
+
+	out, _, code := e.tack(t, "", "doctor")
+	if line := doctorLine(t, out, "trust"); code != 1 || !strings.HasPrefix(line, "warn  trust: "+e.project+" is not trusted: ") ||
+		!strings.HasSuffix(line, "→ trust it with tack trust "+e.project) {
+		t.Errorf("untrusted: exit %d, %q", code, line)
+	}
+	if line := doctorLine(t, out, "credentials"); !strings.HasPrefix(line, "fail  credentials: ") {
+		t.Errorf("untrusted: %q", line)
+	}
+	if _, err := os.Stat(canary); err == nil || len(srv.Requests()) != 0 {
+		t.Fatal("doctor ran the helper of an untrusted folder, or asked the API")
+	}
+
+	if _, errOut, code := e.tack(t, "", "trust"); code != 0 {
+		t.Fatalf("tack trust: %s", errOut)
+	}
+	out, _, _ = e.tack(t, "", "doctor")
+	if line := doctorLine(t, out, "api"); !strings.HasPrefix(line, "ok    api: ") {
+		t.Errorf("trusted: %q\n%s", line, out)
+	}
+	if _, err := os.Stat(canary); err != nil {
+		t.Error("the trusted folder's helper did not run")
+	}
+	if reqs := srv.Requests(); len(reqs) != 1 || reqs[0].Header.Get("x-api-key") != "sk-from-project-helper" {
+		t.Errorf("requests: %+v", reqs)
 	}
 }
