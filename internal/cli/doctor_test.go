@@ -216,3 +216,20 @@ func TestDoctorRunsNoUntrustedHelper(t *testing.T) {
 		t.Errorf("requests: %+v", reqs)
 	}
 }
+
+// A sandbox the settings turn on but this machine cannot make fails its
+// check, with what to do.
+func TestDoctorSandboxEnabledButUnavailable(t *testing.T) {
+	e := newCmdEnv(t)
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-doctor-0123456789")
+	t.Setenv("ANTHROPIC_BASE_URL", llmtest.New(t).URL())
+	e.writeUserSettings(t, `{"sandbox": {"enabled": true}}`)
+	t.Setenv("TACK_SANDBOX", "bwrap")
+	t.Setenv("PATH", t.TempDir()) // no bwrap to find
+	out, _, code := e.tack(t, "", "doctor")
+	line := doctorLine(t, out, "sandbox")
+	if code != 1 || !strings.HasPrefix(line, "fail  sandbox: enabled in settings, but unavailable: ") ||
+		!strings.HasSuffix(line, "→ install bubblewrap and allow unprivileged user namespaces, or set sandbox.enabled to false") {
+		t.Errorf("exit %d, %q", code, line)
+	}
+}
