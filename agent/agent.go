@@ -25,7 +25,7 @@ import (
 )
 
 // ErrNoCredentials is returned when no API key or token is configured.
-var ErrNoCredentials = errors.New("no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token)")
+var ErrNoCredentials = errors.New("no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token), an apiKeyHelper in settings, or run tack auth login")
 
 // ErrNoPrompt is what Query yields when it is given no prompt and no
 // SessionStart hook gave a first user message either.

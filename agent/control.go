@@ -19,8 +19,9 @@ type ClientInfo struct {
 	CommandDetails []CommandInfo
 	// Agents are the subagents the model may start, by name.
 	Agents []AgentInfo
-	// APIKeySource says where the credentials came from
-	// ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN").
+	// APIKeySource says where the credentials came from: one of the
+	// AuthSource constants ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN",
+	// "apiKeyHelper", "/login managed key").
 	APIKeySource string
 	MCPServers   []MCPServerStatus
 }

@@ -5,28 +5,24 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/anthropic"
 	"github.com/tackcode/tack/internal/version"
 )
 
 // ErrNoCredentials is returned when no API key or token is configured.
-var ErrNoCredentials = errors.New("no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token)")
+var ErrNoCredentials = errors.New("no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token), an apiKeyHelper in settings, or run tack auth login")
 
 // connectProvider finds the credentials and makes the model provider, the
 // catalogue and the small model that tools, hooks and MCP sampling use.
-func (s *Session) connectProvider(context.Context) error {
-	apiCfg := anthropic.ConfigFromEnv(s.getenv)
-	if !apiCfg.HasCredentials() {
-		return ErrNoCredentials
+func (s *Session) connectProvider(ctx context.Context) error {
+	apiCfg, creds, err := apiConfig(ctx, s.cfg, s.settings, s.getenv)
+	if err != nil {
+		return err
 	}
-	apiCfg.HTTPClient = s.cfg.HTTPClient
-	apiCfg.UserAgent = "tack/" + version.Version
 	s.provider = anthropic.New(apiCfg)
-	s.apiKeySource = "ANTHROPIC_API_KEY"
-	if apiCfg.APIKey == "" {
-		s.apiKeySource = "ANTHROPIC_AUTH_TOKEN"
-	}
+	s.apiKeySource = creds.Source
 	s.catalog = llm.Catalogue()
 	s.small = s.getenv("ANTHROPIC_SMALL_FAST_MODEL")
 	if s.small == "" {
@@ -42,4 +38,22 @@ func cacheTTL(getenv func(string) string) string {
 		return "1h"
 	}
 	return ""
+}
+
+// apiConfig is how a session started with cfg reaches the API: the
+// credentials resolveCredentials finds (the helper run), with the
+// endpoint, headers and retries of the environment.
+func apiConfig(ctx context.Context, cfg Config, settings *config.Merged, getenv func(string) string) (anthropic.Config, Credentials, error) {
+	creds, err := resolveCredentials(ctx, cfg, settings, getenv, true)
+	if err != nil {
+		return anthropic.Config{}, creds, err
+	}
+	if creds.Source == "" {
+		return anthropic.Config{}, creds, ErrNoCredentials
+	}
+	apiCfg := anthropic.ConfigFromEnv(getenv)
+	apiCfg.APIKey, apiCfg.AuthToken = creds.APIKey, creds.AuthToken
+	apiCfg.HTTPClient = cfg.HTTPClient
+	apiCfg.UserAgent = "tack/" + version.Version
+	return apiCfg, creds, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"sync"
 
@@ -25,15 +24,7 @@ func (s *Session) loadSettings(context.Context) error {
 		s.notify("settings: " + w.Error())
 	}
 	s.settings = settings
-	s.getenv = func(k string) string {
-		if v, ok := s.cfg.Env[k]; ok {
-			return v
-		}
-		if v, ok := settings.Env[k]; ok {
-			return v
-		}
-		return os.Getenv(k)
-	}
+	s.getenv = sessionGetenv(s.cfg, settings)
 	return nil
 }
 

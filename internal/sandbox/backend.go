@@ -164,3 +164,17 @@ func (b backend) notice(n Network) string {
 	}
 	return head + "; it cannot enforce: " + strings.Join(gaps, "; ")
 }
+
+// Available names the backend a sandbox would use on this machine
+// ("bubblewrap", "landlock"), with what it cannot enforce ("" when
+// nothing), or says why none can run: what `tack doctor` reports.
+func Available(getenv func(string) string) (name, gaps string, err error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	be, err := pickBackend(getenv("TACK_SANDBOX"), exec.LookPath)
+	if err != nil {
+		return "", "", err
+	}
+	return be.name(), be.notice(Network{}), nil
+}

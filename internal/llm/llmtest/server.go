@@ -266,6 +266,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveMessages(w, r)
 	case "/v1/messages/count_tokens":
 		s.serveCountTokens(w, r)
+	case "/v1/models":
+		s.serveModels(w, r)
 	default:
 		s.serveUnknown(w, r)
 	}
@@ -574,7 +576,7 @@ func (s *Server) serveCountTokens(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serveUnknown(w http.ResponseWriter, r *http.Request) {
 	req := &Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Received: time.Now(), TurnIndex: -1}
 	req.Body, _, _ = readBody(r)
-	req.Violations = []string{fmt.Sprintf("no such endpoint %s %s (the fake serves POST /v1/messages and /v1/messages/count_tokens)", r.Method, r.URL.Path)}
+	req.Violations = []string{fmt.Sprintf("no such endpoint %s %s (the fake serves POST /v1/messages, /v1/messages/count_tokens and GET /v1/models)", r.Method, r.URL.Path)}
 	s.mu.Lock()
 	idx := s.record(req)
 	s.mu.Unlock()

@@ -1,0 +1,65 @@
+package agent
+
+import (
+	"context"
+	"errors"
+
+	"github.com/tackcode/tack/internal/llm"
+
+	"github.com/tackcode/tack/internal/runtime"
+)
+
+// The facts `tack doctor` checks, each as a session started with the same
+// options would meet it, without starting one.
+
+// PingAPI resolves the credentials (running apiKeyHelper) and makes one
+// cheap request to the Messages API's host with them (GET /v1/models),
+// without retries; ctx bounds it. It returns the base URL it asked
+// (ANTHROPIC_BASE_URL or the default) and, when the API answered with a
+// refusal, its HTTP status (0 when it could not be reached, or for
+// ErrNoCredentials).
+func PingAPI(ctx context.Context, opts Options) (baseURL string, status int, err error) {
+	cfg, err := opts.config()
+	if err != nil {
+		return "", 0, err
+	}
+	baseURL, _, err = runtime.PingAPI(ctx, cfg)
+	var apiErr *llm.APIError
+	if errors.As(err, &apiErr) {
+		status = apiErr.Status
+	}
+	return baseURL, status, startError(err)
+}
+
+// SettingsFileCheck is one settings file a session would read: its scope
+// ("user", "project", "local", "flag", "managed"), whether it exists, and
+// its problems, each naming file:line:col.
+type SettingsFileCheck struct {
+	Scope  string
+	Path   string
+	Exists bool
+	Errs   []error
+}
+
+// CheckSettingsFiles reads every settings file a session in opts.Cwd
+// would read and reports each.
+func CheckSettingsFiles(opts Options) ([]SettingsFileCheck, error) {
+	files, err := runtime.CheckSettingsFiles(configOf(opts))
+	return convert(files, func(f runtime.SettingsFile) SettingsFileCheck { return SettingsFileCheck(f) }), err
+}
+
+// SandboxCheck says whether the settings turn the sandbox on, which
+// backend this machine allows ("bubblewrap", "landlock"), what it cannot
+// enforce, and why none can run (Err).
+type SandboxCheck struct {
+	Enabled bool
+	Backend string
+	Gaps    string
+	Err     error
+}
+
+// CheckSandbox probes the sandbox a session in opts.Cwd would have.
+func CheckSandbox(opts Options) (SandboxCheck, error) {
+	st, err := runtime.CheckSandbox(configOf(opts))
+	return SandboxCheck(st), err
+}

@@ -1,0 +1,44 @@
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// fakeModel is the one model GET /v1/models lists.
+const fakeModel = "claude-sonnet-4-5"
+
+// serveModels answers GET /v1/models (what a health check asks) with one
+// model, after the header checks of every request; it consumes no turn.
+func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) {
+	req := &Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Received: time.Now(), TurnIndex: -1}
+	var p problems
+	if r.Method != http.MethodGet {
+		p.add("method %s, want GET", r.Method)
+	}
+	if v := r.Header.Get("anthropic-version"); v != apiVersion {
+		p.add("header anthropic-version is %q, want %q", v, apiVersion)
+	}
+	bearer, isBearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if r.Header.Get("x-api-key") == "" && (!isBearer || strings.TrimSpace(bearer) == "") {
+		p.add("no credentials: want header x-api-key or authorization: Bearer <token>")
+	}
+	req.Violations = p
+	s.mu.Lock()
+	idx := s.record(req)
+	s.mu.Unlock()
+	s.report(req, idx)
+	defer s.finish(req)
+	if len(p) > 0 {
+		s.writeError(w, http.StatusBadRequest, fmt.Sprintf("llmtest: %s", strings.Join(p, "; ")), "", true)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"data":     []map[string]any{{"type": "model", "id": fakeModel, "display_name": "Fake", "created_at": "2025-01-01T00:00:00Z"}},
+		"has_more": false, "first_id": fakeModel, "last_id": fakeModel,
+	})
+}
