@@ -13,6 +13,7 @@ import (
 	"github.com/tackcode/tack/internal/engine"
 	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/tool"
+	"github.com/tackcode/tack/internal/tool/ask"
 )
 
 // gate decides a thread's tool calls: its permission checker first, then,
@@ -55,6 +56,10 @@ func (g gate) sparesApproval(c engine.ToolCall, call permission.Call) bool {
 	if c.HookDecision == "allow" {
 		return true
 	}
+	// Only someone asked can answer questions.
+	if c.Name == ask.Name {
+		return false
+	}
 	// A command that runs outside the sandbox (excluded, or
 	// dangerouslyDisableSandbox) stays under the rules.
 	if sb := s.sandbox; sb != nil && c.Name == "Bash" && sb.Settings().AutoAllow() {
@@ -87,6 +92,11 @@ func bashCall(input json.RawMessage) (bashInput, bool) {
 // the user can allow it.
 func (g gate) Ask(ctx context.Context, c engine.ToolCall, reason string) engine.Verdict {
 	s := g.t.s
+	if c.Name == ask.Name && (s.cfg.Approve == nil && s.cfg.PermissionPromptTool == "" || g.t.checker.Mode() == permission.ModeDontAsk) {
+		// Nobody to ask: the call runs unanswered, and its result tells
+		// the model to go on without the user.
+		return engine.Verdict{Behavior: engine.Allow}
+	}
 	if g.t.checker.Mode() == permission.ModeDontAsk {
 		return engine.Verdict{Behavior: engine.Deny, Unattended: true, Message: reason + " (dontAsk mode denies what it would ask)"}
 	}
