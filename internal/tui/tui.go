@@ -366,7 +366,7 @@ func (h *host) canUseTool(ctx context.Context, tool string, input json.RawMessag
 	h.send(permRequestMsg{req: req})
 	select {
 	case a := <-req.reply:
-		return agent.PermissionResult{Allow: a.allow, Message: a.message}, nil
+		return agent.PermissionResult{Allow: a.allow, Message: a.message, UpdatedInput: a.input}, nil
 	case <-ctx.Done():
 		h.send(permCancelMsg{req: req})
 		return agent.PermissionResult{}, ctx.Err()
@@ -398,6 +398,8 @@ type permRequest struct {
 type permAnswer struct {
 	allow   bool
 	message string
+	// input, when set, replaces the call's input (AskUserQuestion's answers).
+	input json.RawMessage
 }
 
 // sizeFilter keeps from the renderer the window size messages that do not
