@@ -30,28 +30,32 @@ func askTurn() llmtest.Turn {
 	}})}}
 }
 
-// TestAskUserQuestionInPrintMode: with nobody to answer, the call is not a
-// permission denial but a result that tells the model to go on by itself,
-// and the run goes on to the model's answer.
+// TestAskUserQuestionInPrintMode: with nobody to answer, in any mode, the
+// call is not a permission denial but a result that tells the model to go
+// on by itself, and the run goes on to the model's answer.
 func TestAskUserQuestionInPrintMode(t *testing.T) {
-	e := newEnv(t, askTurn(), llmtest.Turn{Content: []llm.Block{llmtest.Text("went with SQLite")}})
-	out, errOut := e.run("-p", "set up the service", "--output-format", "json")
-	if e.status != 0 {
-		t.Fatalf("exit %d: %s", e.status, errOut)
-	}
-	if !slices.Contains(e.srv.Requests()[0].ToolNames(), "AskUserQuestion") {
-		t.Fatalf("AskUserQuestion is not offered: %v", e.srv.Requests()[0].ToolNames())
-	}
-	var res map[string]any
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	if res["result"] != "went with SQLite" || len(res["permission_denials"].([]any)) != 0 {
-		t.Errorf("result %v, permission_denials %v", res["result"], res["permission_denials"])
-	}
-	r := e.srv.Requests()[1].ToolResults()[0]
-	if text := llm.TextOf(r.Content); !r.IsError || !strings.Contains(text, "No user can answer") || !strings.Contains(text, "assumptions") {
-		t.Errorf("tool result %+v", r)
+	for _, mode := range []string{"default", "dontAsk", "bypassPermissions"} {
+		t.Run(mode, func(t *testing.T) {
+			e := newEnv(t, askTurn(), llmtest.Turn{Content: []llm.Block{llmtest.Text("went with SQLite")}})
+			out, errOut := e.run("-p", "set up the service", "--output-format", "json", "--permission-mode", mode)
+			if e.status != 0 {
+				t.Fatalf("exit %d: %s", e.status, errOut)
+			}
+			if !slices.Contains(e.srv.Requests()[0].ToolNames(), "AskUserQuestion") {
+				t.Fatalf("AskUserQuestion is not offered: %v", e.srv.Requests()[0].ToolNames())
+			}
+			var res map[string]any
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			if res["result"] != "went with SQLite" || len(res["permission_denials"].([]any)) != 0 {
+				t.Errorf("result %v, permission_denials %v", res["result"], res["permission_denials"])
+			}
+			r := e.srv.Requests()[1].ToolResults()[0]
+			if text := llm.TextOf(r.Content); !r.IsError || !strings.Contains(text, "No user can answer") || !strings.Contains(text, "assumptions") {
+				t.Errorf("tool result %+v", r)
+			}
+		})
 	}
 }
 
