@@ -29,22 +29,20 @@ var (
 	unansweredText string
 )
 
-// schema is Claude Code's input schema: answers, annotations and metadata
-// are filled in by the one who answers, not by the model.
+// schema is Claude Code's input schema, without descriptions (ask.md says
+// it all) and with annotations and metadata left open: answers,
+// annotations and metadata are filled in by the one who answers, not by
+// the model, and each byte here is in every request.
 const schema = `{"type":"object","properties":{` +
-	`"questions":{"type":"array","minItems":1,"maxItems":4,"description":"The questions to ask (1 to 4).","items":{"type":"object","properties":{` +
-	`"question":{"type":"string","description":"The whole question, ending with a question mark."},` +
-	`"header":{"type":"string","description":"A very short tag for the question (at most 12 characters)."},` +
-	`"options":{"type":"array","minItems":2,"maxItems":4,"description":"Two to four distinct choices; the user can always type another answer.","items":{"type":"object","properties":{` +
-	`"label":{"type":"string","description":"The choice as the user sees it (1 to 5 words)."},` +
-	`"description":{"type":"string","description":"What picking this choice means."},` +
-	`"preview":{"type":"string","description":"Optional Markdown shown while the choice is highlighted (a sketch, a snippet)."}},` +
+	`"questions":{"type":"array","minItems":1,"maxItems":4,"items":{"type":"object","properties":{` +
+	`"question":{"type":"string"},"header":{"type":"string"},` +
+	`"options":{"type":"array","minItems":2,"maxItems":4,"items":{"type":"object","properties":{` +
+	`"label":{"type":"string"},"description":{"type":"string"},"preview":{"type":"string"}},` +
 	`"required":["label","description"],"additionalProperties":false}},` +
-	`"multiSelect":{"type":"boolean","description":"Whether several options may be picked together."}},` +
+	`"multiSelect":{"type":"boolean"}},` +
 	`"required":["question","header","options","multiSelect"],"additionalProperties":false}},` +
-	`"answers":{"type":"object","description":"Filled in by whoever answers: question text to answer.","additionalProperties":{"type":"string"}},` +
-	`"annotations":{"type":"object","description":"Filled in by whoever answers: notes per question text.","additionalProperties":{"type":"object","properties":{"preview":{"type":"string"},"notes":{"type":"string"}},"additionalProperties":false}},` +
-	`"metadata":{"type":"object","description":"Not shown to the user.","properties":{"source":{"type":"string"}},"additionalProperties":false}},` +
+	`"answers":{"type":"object","additionalProperties":{"type":"string"}},` +
+	`"annotations":{"type":"object"},"metadata":{"type":"object"}},` +
 	`"required":["questions"],"additionalProperties":false}`
 
 // Tools returns AskUserQuestion.
