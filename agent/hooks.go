@@ -316,8 +316,8 @@ type NotificationHookInput struct {
 	BaseHookInput
 	Message string `json:"message"`
 	Title   string `json:"title,omitempty"`
-	// NotificationType (permission_prompt, idle_prompt…) is what matchers
-	// test.
+	// NotificationType (permission_prompt, idle_prompt, auth_success…) is
+	// what matchers test.
 	NotificationType string `json:"notification_type"`
 }
 

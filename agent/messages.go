@@ -71,13 +71,14 @@ type SystemMessage struct {
 	Init *InitInfo
 
 	// A request being retried (SubtypeAPIRetry): the attempt, out of
-	// MaxRetries, after RetryDelayMS; the HTTP status and error that
-	// failed it.
+	// MaxRetries, after RetryDelayMS; the HTTP status and error kind that
+	// failed it, and Cause, the failure in words for people (not encoded).
 	Attempt      int
 	MaxRetries   int
 	RetryDelayMS int64
 	ErrorStatus  int
 	Error        string
+	Cause        string
 
 	// A tool call that was denied (SubtypePermissionDenied).
 	ToolName  string
@@ -289,7 +290,7 @@ func (*ResultMessage) MessageType() string    { return "result" }
 // MarshalJSON writes the message flat, as {"type":"system","subtype":…,…}.
 func (m *SystemMessage) MarshalJSON() ([]byte, error) {
 	rm := protocol.System{Subtype: m.Subtype, SessionID: m.SessionID, UUID: m.UUID,
-		Attempt: m.Attempt, MaxRetries: m.MaxRetries, RetryDelayMS: m.RetryDelayMS, ErrorStatus: m.ErrorStatus, Error: m.Error,
+		Attempt: m.Attempt, MaxRetries: m.MaxRetries, RetryDelayMS: m.RetryDelayMS, ErrorStatus: m.ErrorStatus, Error: m.Error, Cause: m.Cause,
 		ToolName: m.ToolName, ToolUseID: m.ToolUseID, Reason: m.Reason, Fields: m.Fields}
 	if m.Init != nil {
 		rm.Init = m.Init.protocol()
@@ -322,7 +323,7 @@ func publicMessage(m protocol.Message) Message {
 	switch m := m.(type) {
 	case *protocol.System:
 		out := &SystemMessage{Subtype: m.Subtype, SessionID: m.SessionID, UUID: m.UUID,
-			Attempt: m.Attempt, MaxRetries: m.MaxRetries, RetryDelayMS: m.RetryDelayMS, ErrorStatus: m.ErrorStatus, Error: m.Error,
+			Attempt: m.Attempt, MaxRetries: m.MaxRetries, RetryDelayMS: m.RetryDelayMS, ErrorStatus: m.ErrorStatus, Error: m.Error, Cause: m.Cause,
 			ToolName: m.ToolName, ToolUseID: m.ToolUseID, Reason: m.Reason, Fields: m.Fields}
 		if m.Init != nil {
 			out.Init = initInfoOf(*m.Init)

@@ -24,12 +24,16 @@ const (
 	PermissionBypass PermissionMode = "bypassPermissions"
 	// PermissionDontAsk denies whatever would be asked.
 	PermissionDontAsk PermissionMode = "dontAsk"
+	// PermissionAuto accepts edits inside the working directories and has
+	// the small model decide, allow or block, what would be asked; a block
+	// is a denial, with the classifier's reason.
+	PermissionAuto PermissionMode = "auto"
 )
 
 // Valid reports whether m is a known mode.
 func (m PermissionMode) Valid() bool {
 	switch m {
-	case PermissionDefault, PermissionAcceptEdits, PermissionPlan, PermissionBypass, PermissionDontAsk:
+	case PermissionDefault, PermissionAcceptEdits, PermissionPlan, PermissionAuto, PermissionBypass, PermissionDontAsk:
 		return true
 	}
 	return false

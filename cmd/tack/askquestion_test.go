@@ -34,7 +34,9 @@ func askTurn() llmtest.Turn {
 // call is not a permission denial but a result that tells the model to go
 // on by itself, and the run goes on to the model's answer.
 func TestAskUserQuestionInPrintMode(t *testing.T) {
-	for _, mode := range []string{"default", "dontAsk", "bypassPermissions"} {
+	// In auto mode no classifier request is made for it (the script has
+	// none to answer).
+	for _, mode := range []string{"default", "dontAsk", "bypassPermissions", "auto"} {
 		t.Run(mode, func(t *testing.T) {
 			e := newEnv(t, askTurn(), llmtest.Turn{Content: []llm.Block{llmtest.Text("went with SQLite")}})
 			out, errOut := e.run("-p", "set up the service", "--output-format", "json", "--permission-mode", mode)

@@ -11,7 +11,8 @@ import (
 // linked, about 9 MB more resident memory at every start) and
 // go-seccomp-bpf's system call tables (the sandbox embeds its assembled
 // programs instead); nor the hook tests' helpers and their JSON Schema
-// validator, which are for tests only.
+// validator, nor the MCP OAuth tests' servers and browser, which are for
+// tests only.
 func TestBinaryLeavesOut(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {
@@ -23,7 +24,8 @@ func TestBinaryLeavesOut(t *testing.T) {
 	}
 	for _, dep := range deps {
 		for _, banned := range []string{"kernel.org/pub/linux/libs/security/libcap/psx", "github.com/elastic/go-seccomp-bpf",
-			"github.com/tackcode/tack/internal/hook/hooktest", "github.com/santhosh-tekuri/jsonschema"} {
+			"github.com/tackcode/tack/internal/hook/hooktest", "github.com/santhosh-tekuri/jsonschema",
+			"github.com/tackcode/tack/internal/mcp/oauth/oauthtest"} {
 			if dep == banned || strings.HasPrefix(dep, banned+"/") {
 				t.Errorf("tack links %s", dep)
 			}

@@ -115,13 +115,13 @@ func TestFlagsBecomeOptions(t *testing.T) {
 	}
 }
 
-func TestPermissionModeAutoFallsBackToDefault(t *testing.T) {
+func TestPermissionModeAuto(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("ok")))
-	out, errOut, code := run(t, srv, "-p", "--permission-mode", "auto", "--output-format", "json", "hi")
-	if code != 0 || !strings.Contains(errOut, "--permission-mode auto is not supported: default is used") {
+	out, errOut, code := run(t, srv, "-p", "--permission-mode", "auto", "--output-format", "stream-json", "--verbose", "hi")
+	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	if !strings.Contains(out, `"subtype":"success"`) {
+	if !strings.Contains(out, `"permissionMode":"auto"`) || !strings.Contains(out, `"subtype":"success"`) {
 		t.Errorf("output %s", out)
 	}
 }

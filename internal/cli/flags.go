@@ -76,7 +76,7 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.StringSliceVar(&f.allowedTools, "allowed-tools", nil, "same as --allowedTools")
 	fl.StringSliceVar(&f.disallowedTools, "disallowedTools", nil, "tools removed and denied (comma or space separated)")
 	fl.StringSliceVar(&f.disallowedTools, "disallowed-tools", nil, "same as --disallowedTools")
-	fl.StringVar(&f.permissionMode, "permission-mode", "", "default, acceptEdits, plan, bypassPermissions or dontAsk")
+	fl.StringVar(&f.permissionMode, "permission-mode", "", "default, acceptEdits, plan, auto, bypassPermissions or dontAsk")
 	fl.BoolVar(&f.skipPermissions, "dangerously-skip-permissions", false, "run every tool call without asking (bypassPermissions)")
 	fl.BoolVar(&f.allowSkipPermissions, "allow-dangerously-skip-permissions", false, "allow bypassPermissions to be chosen")
 	fl.StringVar(&f.sessionID, "session-id", "", "use this session id (a UUID)")
@@ -176,13 +176,8 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 	if f.skipPermissions {
 		opts.PermissionMode = agent.PermissionBypass
 	}
-	if f.permissionMode == "auto" {
-		// Claude Code's auto mode lets a classifier approve calls; tack has
-		// none, so what would be asked is asked (warned in runPrint).
-		opts.PermissionMode = agent.PermissionDefault
-	}
 	if opts.PermissionMode != "" && !opts.PermissionMode.Valid() {
-		return opts, cmdio.Usagef("invalid --permission-mode %q: want default, acceptEdits, plan, bypassPermissions or dontAsk", f.permissionMode)
+		return opts, cmdio.Usagef("invalid --permission-mode %q: want default, acceptEdits, plan, auto, bypassPermissions or dontAsk", f.permissionMode)
 	}
 	if f.maxTurns < 0 || f.maxBudgetUSD < 0 || f.maxThinkingTokens < 0 {
 		return opts, cmdio.Usagef("--max-turns, --max-budget-usd and --max-thinking-tokens must not be negative")

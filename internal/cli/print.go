@@ -23,9 +23,6 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 		return cmdio.Usagef("invalid --output-format %q: want text, json or stream-json", f.outputFormat)
 	}
 	f.ignored.warn(cmd.Flags(), stdio.Err)
-	if f.permissionMode == "auto" {
-		fmt.Fprintln(stdio.Err, "tack: --permission-mode auto is not supported: default is used (calls needing approval are asked for)")
-	}
 	switch f.inputFormat {
 	case "text":
 	case "stream-json":
@@ -66,6 +63,9 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 		}
 		if res, ok := msg.(*agent.ResultMessage); ok {
 			result = res
+		}
+		if f.outputFormat == "text" && f.verbose {
+			reportRetry(stdio.Err, msg)
 		}
 		if err := r.message(msg); err != nil {
 			return fmt.Errorf("write output: %w", err)

@@ -7,7 +7,7 @@
 // it every hook and deny rule it holds), Load refuses it with one error that
 // names the file, line and column and says what is wrong:
 //
-//	/repo/.claude/settings.json:7:14: permissions.defaultMode: unknown mode "yolo" (want default, acceptEdits, plan, bypassPermissions or dontAsk)
+//	/repo/.claude/settings.json:7:14: permissions.defaultMode: unknown mode "yolo" (want default, acceptEdits, plan, auto, bypassPermissions or dontAsk)
 //
 // The package is a leaf: permission rules and hook "if" conditions are checked
 // by validators the caller passes in LoadOptions.

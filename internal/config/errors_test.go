@@ -77,7 +77,7 @@ var malformed = []struct {
 	{"mcp input not an object", "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"mcp_tool\", \"server\": \"s\", \"tool\": \"t\", \"input\": ‸\"x\"}]}]}}", "hooks.Stop[0].hooks[0].input", "expected an object"},
 
 	// Values of the right type that are wrong.
-	{"unknown mode", "{\n  \"permissions\": {\n    \"defaultMode\": ‸\"yolo\"\n  }\n}", "permissions.defaultMode", `unknown mode "yolo" (want default, acceptEdits, plan, bypassPermissions or dontAsk)`},
+	{"unknown mode", "{\n  \"permissions\": {\n    \"defaultMode\": ‸\"yolo\"\n  }\n}", "permissions.defaultMode", `unknown mode "yolo" (want default, acceptEdits, plan, auto, bypassPermissions or dontAsk)`},
 	{"mode with wrong case", "{\"permissions\": {\"defaultMode\": ‸\"acceptedits\"}}", "permissions.defaultMode", `did you mean "acceptEdits"?`},
 	{"disableBypassPermissionsMode", "{\"permissions\": {\"disableBypassPermissionsMode\": ‸true}}", "permissions.disableBypassPermissionsMode", `expected "disable", got true`},
 	{"bad hook type", "{\"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": ‸\"shell\", \"command\": \"x\"}]}]}}", "hooks.PreToolUse[0].hooks[0].type", `unknown hook type "shell" (want command, http, prompt, agent or mcp_tool)`},
@@ -196,7 +196,7 @@ func TestBriefExample(t *testing.T) {
   }
 }`)
 	_, err := Load(e.opts())
-	want := path + `:7:20: permissions.defaultMode: unknown mode "yolo" (want default, acceptEdits, plan, bypassPermissions or dontAsk)`
+	want := path + `:7:20: permissions.defaultMode: unknown mode "yolo" (want default, acceptEdits, plan, auto, bypassPermissions or dontAsk)`
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}

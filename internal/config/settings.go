@@ -66,7 +66,7 @@ type Settings struct {
 type Permissions struct {
 	// Allow, Ask and Deny are permission rules such as "Bash(npm test *)".
 	Allow, Ask, Deny []Item
-	// DefaultMode is default, acceptEdits, plan, bypassPermissions, dontAsk,
+	// DefaultMode is default, acceptEdits, plan, auto, bypassPermissions, dontAsk,
 	// or "" when unset.
 	DefaultMode string
 	// AdditionalDirectories are further working directories, as written
@@ -177,7 +177,7 @@ func IsHookEvent(name string) bool {
 }
 
 var (
-	modes        = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"}
+	modes        = []string{"default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"}
 	hookTypes    = []string{"command", "http", "prompt", "agent", "mcp_tool"}
 	topLevelKeys = []string{
 		"permissions", "hooks", "env", "model", "agent", "outputStyle", "statusLine",

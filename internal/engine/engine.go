@@ -453,7 +453,7 @@ func (r *run) callModel() (*llm.Response, error) {
 			msg := &protocol.System{
 				Subtype: protocol.SubtypeAPIRetry, SessionID: s.cfg.SessionID, UUID: uuid.NewString(),
 				Attempt: rt.Attempt, MaxRetries: rt.MaxRetries, RetryDelayMS: rt.Delay.Milliseconds(),
-				ErrorStatus: rt.Status, Error: errorKind(rt.Err),
+				ErrorStatus: rt.Status, Error: errorKind(rt.Err), Cause: rt.Cause,
 			}
 			r.emit(msg)
 		},

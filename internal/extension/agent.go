@@ -185,7 +185,7 @@ func (ap agentParser) fromFields(fields *node, path string, source Source, prefi
 	}
 	if a.PermissionMode != "" {
 		if _, perr := permission.ParseMode(a.PermissionMode); perr != nil {
-			return nil, errAt(path, pmNode, "permissionMode", fmt.Sprintf("unknown permission mode %q (want default, acceptEdits, plan, bypassPermissions or dontAsk)", a.PermissionMode), nil)
+			return nil, errAt(path, pmNode, "permissionMode", fmt.Sprintf("unknown permission mode %q (want default, acceptEdits, plan, auto, bypassPermissions or dontAsk)", a.PermissionMode), nil)
 		}
 	}
 	isoNode := fields.get("isolation")

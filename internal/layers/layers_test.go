@@ -63,8 +63,10 @@ var importedOnlyBy = map[string][]string{
 	"agent":                  {"internal/cli", "internal/cli/configcmd", "internal/tui", "internal/sdkproto"},
 	"internal/runtime":       {"agent"},
 	"internal/engine":        {"internal/runtime"},
-	// The hook tests' helpers are for tests only (testImports).
-	"internal/hook/hooktest": {},
+	// The hook and MCP OAuth tests' helpers are for tests only
+	// (testImports).
+	"internal/hook/hooktest":       {},
+	"internal/mcp/oauth/oauthtest": {},
 }
 
 // exempt are the trees the rules leave alone: benchmarks and interop tests
@@ -74,8 +76,10 @@ var exempt = []string{"bench/", "test/"}
 // testImports are what any test may import besides its package's own
 // rules: the scripted fake Messages API with the llm types of what it
 // records and replies, the builders of test binaries and tools, and the
-// logging hooks whose payloads are checked against the hook schemas.
-var testImports = []string{"internal/llm/llmtest", "internal/llm", "internal/testbin", "internal/tool/tooltest", "internal/hook/hooktest"}
+// logging hooks whose payloads are checked against the hook schemas, and
+// the OAuth servers and browser of MCP sign-in tests.
+var testImports = []string{"internal/llm/llmtest", "internal/llm", "internal/testbin", "internal/tool/tooltest", "internal/hook/hooktest",
+	"internal/mcp/oauth/oauthtest"}
 
 // testFiles are the test files (a file, or every test of a folder: "dir/")
 // that may import more, and why.

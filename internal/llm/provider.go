@@ -46,6 +46,9 @@ type Retry struct {
 	Delay      time.Duration
 	Status     int // HTTP status, 0 for a broken stream or connection error
 	Err        error
+	// Cause is the failure in a few words, for people ("API unreachable
+	// at http://…: connection refused").
+	Cause string
 }
 
 // Response is a complete assistant message.

@@ -1,12 +1,15 @@
 package mcp
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tackcode/tack/internal/mcp/oauth"
 )
 
 // remoteTransport returns the SDK transport for a remote server, with a
@@ -49,6 +52,11 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {
+		// OAuth's round tripper, when it may not open a browser now,
+		// fails the request instead of returning the 401.
+		if errors.Is(err, oauth.ErrAuthRequired) {
+			t.watch.setAuthRequired(err)
+		}
 		return resp, err
 	}
 	switch resp.StatusCode {
@@ -69,11 +77,30 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // httpWatch remembers what the SDK does not tell in its errors: the last
 // authentication challenge of a server (a 401 is reported only as
 // "Unauthorized", without the header that tells an OAuth flow where to
-// start), and whether the server said it does not know the session.
+// start), the sign-in the round tripper said the server needs (the SDK
+// does not keep that error in its chain), and whether the server said it
+// does not know the session.
 type httpWatch struct {
-	mu          sync.Mutex
-	challenge   string
-	sessionGone bool
+	mu           sync.Mutex
+	challenge    string
+	authRequired error
+	sessionGone  bool
+}
+
+func (w *httpWatch) setAuthRequired(err error) {
+	w.mu.Lock()
+	w.authRequired = err
+	w.mu.Unlock()
+}
+
+// takeAuthRequired returns the sign-in asked for since the last take, and
+// forgets it.
+func (w *httpWatch) takeAuthRequired() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	err := w.authRequired
+	w.authRequired = nil
+	return err
 }
 
 func (w *httpWatch) setChallenge(ch string) {

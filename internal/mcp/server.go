@@ -380,6 +380,7 @@ func (s *server) dial(ctx context.Context) (*session, *mcp.ServerCapabilities, e
 		cancel()
 	})
 	s.watch.takeChallenge()
+	s.watch.takeAuthRequired()
 	s.watch.takeSessionGone()
 	s.await(handshake)
 	cs, err := s.client.Connect(attemptCtx, tr, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
@@ -443,6 +444,10 @@ func (s *server) describe(err error, proc *procTransport, timedOut bool, ctx con
 	}
 	if ch := s.watch.takeChallenge(); ch != "" {
 		return &connectError{msg: "the server requires authentication (HTTP 401, WWW-Authenticate: " + cut(ch, 300) + ")", needsAuth: true, err: err}
+	}
+	if ae := s.watch.takeAuthRequired(); ae != nil {
+		// The error names the server, which the notice names already.
+		return &connectError{msg: strings.TrimPrefix(ae.Error(), fmt.Sprintf("MCP server %q: ", s.cfg.Name)), needsAuth: true, err: err}
 	}
 	return &connectError{msg: msg, err: err}
 }

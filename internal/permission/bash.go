@@ -12,7 +12,7 @@ import (
 // finding is a reason to ask, with the rule behind it if any. maybeDeny
 // marks a deny rule that might cover what the command does (a path or a
 // command only known at run time, a tree it reads): unlike an ask rule,
-// it denies where nobody is asked (bypassPermissions, dontAsk).
+// it denies where nobody is asked (bypassPermissions, dontAsk, auto).
 type finding struct {
 	rule      *compiledRule
 	reason    string

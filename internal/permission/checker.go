@@ -202,6 +202,21 @@ func (c *Checker) addDir(dir string) {
 	c.dirs = append(c.dirs, d)
 }
 
+// Rules returns the rules the checker applies now: its base rules, then
+// the ones AddRules added, by behavior.
+func (c *Checker) Rules() RuleSet {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	rules := func(b Behavior) []Rule {
+		out := make([]Rule, len(c.rules[b]))
+		for i, r := range c.rules[b] {
+			out[i] = r.rule
+		}
+		return out
+	}
+	return RuleSet{Allow: rules(Allow), Ask: rules(Ask), Deny: rules(Deny)}
+}
+
 // Dirs returns the working directories, the cwd first.
 func (c *Checker) Dirs() []string {
 	c.mu.RLock()
@@ -355,7 +370,8 @@ func (st *state) hard(r *compiledRule, reason string, mutating bool) Decision {
 
 // unsure is what happens to a call a deny rule might cover (what it does
 // is only known at run time, or could not be looked through): it is
-// denied where nobody is asked (bypassPermissions, dontAsk) and asked
+// denied where nobody is asked (bypassPermissions, dontAsk, auto: its
+// classifier is no one to trust with a deny rule) and asked
 // elsewhere, so that a deny rule holds in every mode.
 func (st *state) unsure(r *compiledRule, reason string, mutating bool) Decision {
 	var rule *Rule
@@ -364,7 +380,7 @@ func (st *state) unsure(r *compiledRule, reason string, mutating bool) Decision 
 		rule = &copied
 	}
 	switch {
-	case st.mode == ModeBypass || st.mode == ModeDontAsk:
+	case st.mode == ModeBypass || st.mode == ModeDontAsk || st.mode == ModeAuto:
 		return Decision{Behavior: Deny, Reason: fmt.Sprintf("%s mode denies what a deny rule might cover: %s", st.mode, reason), Rule: rule}
 	case st.mode == ModePlan && mutating:
 		return Decision{Behavior: Deny, Reason: "plan mode allows only read-only actions: " + reason, Rule: rule}
@@ -535,8 +551,8 @@ func (st *state) pathTool(tool string, in toolInput, badInput bool) Decision {
 		return st.soft(fmt.Sprintf("writing %s needs approval: it configures git, MCP servers or permissions", v.lex), true)
 	case st.protectedLink(v) != "":
 		return st.soft(fmt.Sprintf("writing %s needs approval: it is another name of %s, which configures git, MCP servers or permissions", v.lex, st.protectedLink(v)), true)
-	case st.mode == ModeAcceptEdits:
-		return Decision{Behavior: Allow, Reason: "acceptEdits mode accepts edits inside the working directories"}
+	case st.mode == ModeAcceptEdits || st.mode == ModeAuto:
+		return Decision{Behavior: Allow, Reason: fmt.Sprintf("%s mode accepts edits inside the working directories", st.mode)}
 	}
 	return st.soft(fmt.Sprintf("writing %s needs approval", v.lex), true)
 }

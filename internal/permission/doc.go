@@ -50,6 +50,10 @@
 //
 //   - Ask rules ask even in bypassPermissions mode (the user asked to be
 //     asked); in dontAsk mode they deny.
+//   - Auto mode accepts edits inside the working directories as acceptEdits
+//     does (Bash file commands are not accepted by the mode); what would
+//     be asked is left to the caller's classifier, and what a deny rule
+//     might cover is denied, as in bypassPermissions mode.
 //   - In plan mode an allow rule does not let a call that may change
 //     anything run: plan mode denies it. Read-only calls are evaluated as
 //     in default mode (a read outside the working directories asks).
@@ -155,8 +159,8 @@
 // # Deny rules in every mode
 //
 // A deny rule holds whatever the mode. Where the checker cannot rule out
-// that a command dodges one, the command is denied in bypassPermissions
-// and dontAsk modes and asked elsewhere (Decision.Rule names the rule):
+// that a command dodges one, the command is denied in bypassPermissions,
+// dontAsk and auto modes and asked elsewhere (Decision.Rule names the rule):
 // a path or command only known at run time ("$PWD/.env", $(…), $CMD),
 // shell strings (sh -c, eval, su -c, watch, alias values, trap actions)
 // and script files (source f, . f, bash f, ./f with a shell #! line),

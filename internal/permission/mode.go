@@ -45,11 +45,16 @@ const (
 	ModeBypass Mode = "bypassPermissions"
 	// ModeDontAsk denies whatever would otherwise be asked.
 	ModeDontAsk Mode = "dontAsk"
+	// ModeAuto accepts edits inside the working directories as acceptEdits
+	// does, and leaves what would otherwise be asked to a classifier (the
+	// session's small model), which the checker does not call: Check
+	// answers Ask, and the caller asks the classifier instead of a person.
+	ModeAuto Mode = "auto"
 )
 
 // Modes lists every mode, the three the terminal UI cycles through first.
 func Modes() []Mode {
-	return []Mode{ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass, ModeDontAsk}
+	return []Mode{ModeDefault, ModeAcceptEdits, ModePlan, ModeAuto, ModeBypass, ModeDontAsk}
 }
 
 // ParseMode returns the mode named s; "" is the default mode.
@@ -62,7 +67,7 @@ func ParseMode(s string) (Mode, error) {
 			return m, nil
 		}
 	}
-	return "", fmt.Errorf("unknown permission mode %q: want default, acceptEdits, plan, bypassPermissions or dontAsk", s)
+	return "", fmt.Errorf("unknown permission mode %q: want default, acceptEdits, plan, auto, bypassPermissions or dontAsk", s)
 }
 
 // Valid reports whether m is a known mode.

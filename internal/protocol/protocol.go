@@ -98,6 +98,9 @@ type System struct {
 	RetryDelayMS int64
 	ErrorStatus  int
 	Error        string
+	// Cause is the failure in words, for people; it is not encoded (the
+	// wire's error is the short kind).
+	Cause string
 
 	// permission_denied
 	ToolName  string

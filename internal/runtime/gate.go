@@ -21,7 +21,10 @@ import (
 // approver tool.
 type gate struct{ t *thread }
 
-// Check applies the rules and the mode.
+// Check applies the rules and the mode. In auto mode, what the mode would
+// ask (not what an ask rule or a PreToolUse hook asks) is decided by the
+// classifier (classifier.go), so no one is asked and no PermissionRequest
+// hook runs for it.
 func (g gate) Check(ctx context.Context, c engine.ToolCall) engine.Verdict {
 	s, checker := g.t.s, g.t.checker
 	call := permission.Call{Tool: c.Name, Input: c.Input, Cwd: g.t.env.Cwd(), ReadOnly: c.ReadOnly}
@@ -30,10 +33,14 @@ func (g gate) Check(ctx context.Context, c engine.ToolCall) engine.Verdict {
 	case permission.Deny:
 		return engine.Verdict{Behavior: engine.Deny, Message: d.Reason}
 	case permission.Ask:
-		if d.Rule == nil && g.sparesApproval(c, call) {
+		switch {
+		case d.Rule != nil:
+			// An ask rule: the user wants to be asked, in auto mode too.
+			return engine.Verdict{Behavior: engine.Ask, Message: d.Reason}
+		case g.sparesApproval(c, call):
 			return engine.Verdict{Behavior: engine.Allow}
 		}
-		return engine.Verdict{Behavior: engine.Ask, Message: d.Reason}
+		return g.approval(ctx, c, d.Reason)
 	}
 	if c.HookDecision == "ask" {
 		return engine.Verdict{Behavior: engine.Ask, Message: "a PreToolUse hook asks for approval"}
@@ -42,10 +49,20 @@ func (g gate) Check(ctx context.Context, c engine.ToolCall) engine.Verdict {
 	// wrote, or by bypass mode; not by a read-only judgement.
 	if sb := s.sandbox; sb != nil && c.Name == "Bash" && d.Rule == nil && checker.Mode() != permission.ModeBypass {
 		if in, ok := bashCall(c.Input); ok && in.DangerouslyDisableSandbox && sb.Settings().AllowUnsandboxed() {
-			return engine.Verdict{Behavior: engine.Ask, Message: "the command asks to run outside the sandbox (dangerouslyDisableSandbox)"}
+			return g.approval(ctx, c, "the command asks to run outside the sandbox (dangerouslyDisableSandbox)")
 		}
 	}
 	return engine.Verdict{Behavior: engine.Allow}
+}
+
+// approval is the verdict on a call the mode leaves to approval: asked,
+// or in auto mode decided by the classifier instead. AskUserQuestion is
+// always asked: no classifier can answer for the user.
+func (g gate) approval(ctx context.Context, c engine.ToolCall, reason string) engine.Verdict {
+	if g.t.checker.Mode() == permission.ModeAuto && c.Name != ask.Name {
+		return g.classify(ctx, c, reason)
+	}
+	return engine.Verdict{Behavior: engine.Ask, Message: reason}
 }
 
 // sparesApproval reports whether a call that needs approval, and that no

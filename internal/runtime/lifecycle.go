@@ -13,7 +13,8 @@ import (
 // only here: Setup, SessionStart, InstructionsLoaded and SubagentStart as a
 // thread starts (InstructionsLoaded again whenever memory loads later),
 // SessionEnd as the session closes, Notification when someone is asked for
-// permission or a host says the session waits for its user. A typed
+// permission, when a host says the session waits for its user and when the
+// user has signed in to an MCP server. A typed
 // command's UserPromptExpansion is fired where it expands (expansion.go).
 // The engine fires the events of a turn (UserPromptSubmit, the tool
 // events, Stop, SubagentStop) and of compaction (PreCompact, PostCompact,
@@ -157,6 +158,15 @@ func (s *Session) Notify(ctx context.Context, notificationType, title, message s
 // shows what they say.
 func (s *Session) notifyWaiting(ctx context.Context, toolName string) {
 	for _, m := range s.Notify(ctx, "permission_prompt", "Permission needed", fmt.Sprintf("tack needs your permission to use %s", toolName)) {
+		s.notify(m)
+	}
+}
+
+// notifyAuthSuccess fires the Notification hooks once the user has signed
+// in to the MCP server name (auth_success, which Claude Code sends, without
+// a title, after its own login), and shows what they say.
+func (s *Session) notifyAuthSuccess(ctx context.Context, server string) {
+	for _, m := range s.Notify(ctx, "auth_success", "", fmt.Sprintf("Signed in to MCP server %s", server)) {
 		s.notify(m)
 	}
 }

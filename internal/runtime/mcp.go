@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/mcp"
 	"github.com/tackcode/tack/internal/mcp/mcpconfig"
@@ -124,11 +123,7 @@ func (s *Session) mcpServers(t *thread) (*mcpconfig.Set, error) {
 		MCPConfig: mcpConfig,
 		Strict:    s.cfg.StrictMCPConfig,
 		Sources:   s.trust.mcpScopes(),
-		Settings: mcpconfig.ApprovalSettings{
-			EnableAllProjectMcpServers: settings.EnableAllProjectMcpServers != nil && *settings.EnableAllProjectMcpServers,
-			EnabledMcpjsonServers:      config.Texts(settings.EnabledMcpjsonServers),
-			DisabledMcpjsonServers:     config.Texts(settings.DisabledMcpjsonServers),
-		},
+		Settings:  approvalSettings(settings),
 	})
 	if err != nil {
 		return nil, err
@@ -415,8 +410,9 @@ func (s *Session) expandMCPPrompt(ctx context.Context, info *mcp.PromptInfo, res
 }
 
 // MCPLogin signs in to the remote MCP server name with OAuth now (the
-// browser flow: its address is given through Notify), then connects to it
-// again. For a server whose status is needs-auth.
+// browser flow: its address is given through Notify), tells the
+// Notification hooks it did, then connects to it again. For a server whose
+// status is needs-auth.
 func (s *Session) MCPLogin(ctx context.Context, name string) error {
 	st := s.mcp
 	if st == nil || st.remote[name] == nil || st.flow == nil {
@@ -425,6 +421,7 @@ func (s *Session) MCPLogin(ctx context.Context, name string) error {
 	if err := st.flow.Login(ctx, oauthServer(st.remote[name])); err != nil {
 		return fmt.Errorf("MCP login to %s: %w", name, err)
 	}
+	s.notifyAuthSuccess(ctx, name)
 	if err := st.manager.Reconnect(ctx, name); err != nil {
 		return fmt.Errorf("MCP login to %s: signed in, but connecting failed: %w", name, err)
 	}

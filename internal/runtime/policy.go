@@ -153,7 +153,7 @@ func permissionMode(mode string, m *config.Merged) (permission.Mode, error) {
 // settings disable it.
 func checkMode(mode permission.Mode, m *config.Merged) (permission.Mode, error) {
 	if !mode.Valid() {
-		return "", fmt.Errorf("unknown permission mode %q (want default, acceptEdits, plan, bypassPermissions or dontAsk)", mode)
+		return "", fmt.Errorf("unknown permission mode %q (want default, acceptEdits, plan, auto, bypassPermissions or dontAsk)", mode)
 	}
 	if mode == permission.ModeBypass && m != nil && m.Permissions.DisableBypassPermissionsMode {
 		return "", errors.New("bypassPermissions mode is disabled by the settings (permissions.disableBypassPermissionsMode)")

@@ -273,7 +273,7 @@ func (s *server) dispatch(ctx context.Context, subtype string, raw json.RawMessa
 		}
 		mode := agent.PermissionMode(req.Mode)
 		if !mode.Valid() {
-			return nil, fmt.Errorf("set_permission_mode: unknown mode %q (want default, acceptEdits, plan, bypassPermissions or dontAsk)", req.Mode)
+			return nil, fmt.Errorf("set_permission_mode: unknown mode %q (want default, acceptEdits, plan, auto, bypassPermissions or dontAsk)", req.Mode)
 		}
 		if s.client == nil {
 			s.opts.PermissionMode = mode

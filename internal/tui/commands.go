@@ -113,16 +113,22 @@ func findBuiltin(name string) *builtin {
 	return nil
 }
 
-// slashCommand runs a built-in command; ok is false for the session's own
-// (skills, custom commands), which are sent as prompts.
+// slashCommand runs a built-in command, or says a command is unknown; ok is
+// false for the session's own (skills, custom commands), which are sent as
+// prompts.
 func (m *Model) slashCommand(line string) (tea.Cmd, bool) {
 	name, args, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
 	if i := strings.IndexByte(name, '\n'); i >= 0 {
 		name, args = name[:i], name[i+1:]+" "+args
 	}
+	if m.unknownCommand(name) {
+		m.print(m.st.user.Render("> " + strings.TrimSpace(line)))
+		m.out(m.unknownCommandText(name))
+		return nil, true
+	}
 	if findBuiltin(name) == nil {
-		// The session's own (a skill, a custom command), or unknown to the
-		// UI: the session expands or answers it.
+		// The session's own (a skill, a custom command, an MCP prompt), or
+		// a prompt that starts with a slash: the session expands or sends it.
 		return nil, false
 	}
 	m.print(m.st.user.Render("> " + strings.TrimSpace(line)))

@@ -299,12 +299,13 @@ func (m *Model) system(msg *agent.SystemMessage) tea.Cmd {
 			m.sessionID, m.modelID = msg.Init.SessionID, msg.Init.Model
 			if msg.Init.PermissionMode != "" {
 				m.mode = agent.PermissionMode(msg.Init.PermissionMode)
+				m.autoCycle = m.autoCycle || m.mode == agent.PermissionAuto
 			}
 			m.commands = msg.Init.SlashCommands
 			m.addDirs = msg.Init.AdditionalDirs
 		}
 	case "api_retry":
-		m.runNotice(fmt.Sprintf("API error (%s), retrying: attempt %d of %d", msg.Error, msg.Attempt, msg.MaxRetries))
+		m.runNotice(retryNotice(msg))
 	case "status":
 		if s, _ := msg.Fields["status"].(string); s == "compacting" {
 			m.runNotice("Compacting the conversation…")

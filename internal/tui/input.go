@@ -159,7 +159,7 @@ func (m *Model) ctrlC() tea.Cmd {
 
 // cycleMode moves to the next permission mode (Shift+Tab).
 func (m *Model) cycleMode() tea.Cmd {
-	next := nextMode(m.mode)
+	next := nextMode(m.mode, m.autoCycle)
 	if err := m.be.SetPermissionMode(next); err != nil {
 		m.printError(err.Error())
 		return nil

@@ -86,6 +86,9 @@ type Model struct {
 	sessionID string
 	modelID   string
 	mode      agent.PermissionMode
+	// autoCycle puts auto mode in the Shift+Tab cycle: the session was
+	// started in it, which is how a user opts in to it.
+	autoCycle bool
 	commands  []string // the session's own slash commands (skills, commands…)
 	addDirs   []string // the other working directories
 	// commandDocs describe them, by name, once loaded.
@@ -168,6 +171,7 @@ func newModel(cfg modelConfig) *Model {
 	if m.mode == "" {
 		m.mode = agent.PermissionDefault
 	}
+	m.autoCycle = m.mode == agent.PermissionAuto
 	m.commands = info.Commands
 	m.resize(m.width, m.height)
 	// A first line in the scrollback: it also keeps the live region off the

@@ -253,6 +253,21 @@ func TestShiftTabCyclesModes(t *testing.T) {
 	}
 }
 
+// A session started in auto mode keeps auto in the cycle, after plan.
+func TestShiftTabCyclesThroughAutoWhenStartedInIt(t *testing.T) {
+	h := newHarness(t, func(c *modelConfig) { c.backend.(*fakeBackend).info.PermissionMode = agent.PermissionAuto })
+	if v := h.view(); !strings.Contains(v, "auto mode on") {
+		t.Fatalf("status does not show auto mode:\n%s", v)
+	}
+	for range 4 {
+		h.press(tea.KeyTab, tea.ModShift)
+	}
+	want := []agent.PermissionMode{agent.PermissionDefault, agent.PermissionAcceptEdits, agent.PermissionPlan, agent.PermissionAuto}
+	if !slices.Equal(h.be.modes, want) {
+		t.Errorf("modes %v, want %v", h.be.modes, want)
+	}
+}
+
 func TestEscInterruptsRun(t *testing.T) {
 	h := newHarness(t)
 	h.typeText("go")

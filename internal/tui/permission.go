@@ -37,12 +37,15 @@ const (
 )
 
 // deniedPrompt is what the model is told when the user says no;
-// deniedFeedback adds what the user said instead.
+// deniedFeedback adds what the user said instead, deniedStop that the turn
+// ends there when the user said nothing more.
 var (
 	//go:embed prompts/denied.md
 	deniedPrompt string
 	//go:embed prompts/denied-feedback.md
 	deniedFeedback string
+	//go:embed prompts/denied-stop.md
+	deniedStop string
 )
 
 func (m *Model) openDialog(req *permRequest) {
@@ -154,11 +157,15 @@ func (m *Model) answer(c choice, feedback string) {
 			m.print(m.st.dim.Render(fmt.Sprintf("  ✓ Added %s to .claude/settings.local.json", d.rule)))
 		}
 	default:
+		// A plain "No" ends the turn and gives the prompt back; a "No" with
+		// a message lets the model go on with what the user said.
 		msg := strings.TrimSpace(deniedPrompt)
 		if feedback != "" {
 			msg += " " + strings.TrimSpace(fmt.Sprintf(deniedFeedback, feedback))
+		} else {
+			msg += " " + strings.TrimSpace(deniedStop)
 		}
-		d.req.reply <- permAnswer{allow: false, message: msg}
+		d.req.reply <- permAnswer{allow: false, message: msg, interrupt: feedback == ""}
 		note := "  ✗ Denied " + title
 		if feedback != "" {
 			note += ": " + feedback
@@ -358,13 +365,18 @@ func isWord(s string) bool {
 	return s != "" && s[0] != '-'
 }
 
-// nextMode is the mode Shift+Tab moves to.
-func nextMode(m agent.PermissionMode) agent.PermissionMode {
+// nextMode is the mode Shift+Tab moves to: default, acceptEdits, plan, and
+// auto after plan when the user opted in to it (withAuto).
+func nextMode(m agent.PermissionMode, withAuto bool) agent.PermissionMode {
 	switch m {
 	case agent.PermissionDefault, "":
 		return agent.PermissionAcceptEdits
 	case agent.PermissionAcceptEdits:
 		return agent.PermissionPlan
+	case agent.PermissionPlan:
+		if withAuto {
+			return agent.PermissionAuto
+		}
 	}
 	return agent.PermissionDefault
 }

@@ -195,9 +195,8 @@ func (m *Model) answerQuestion(answer string) {
 func (m *Model) declineQuestions() {
 	d := m.question
 	m.question = nil
-	d.req.reply <- permAnswer{allow: false, message: strings.TrimSpace(questionsDeclined)}
+	d.req.reply <- permAnswer{allow: false, message: strings.TrimSpace(questionsDeclined), interrupt: true}
 	m.print(m.st.warn.Render("  ✗ Declined to answer the questions"))
-	m.be.Interrupt()
 }
 
 // renderQuestions draws the question shown: the headers of all of them,

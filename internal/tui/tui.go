@@ -123,6 +123,10 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	// Then the project's MCP servers nobody approved yet.
+	if err := askMCPApprovals(ctx, opts, popts); err != nil {
+		return err
+	}
 	opts.IncludePartialMessages = true
 	opts.HookStatusMessages = true // a hook's statusMessage by the spinner
 	opts.FileCheckpointing = true  // for the rewind (Esc Esc)
@@ -366,6 +370,11 @@ func (h *host) canUseTool(ctx context.Context, tool string, input json.RawMessag
 	h.send(permRequestMsg{req: req})
 	select {
 	case a := <-req.reply:
+		if a.interrupt {
+			// Before the answer returns, so that no further request starts:
+			// the run ends as an interrupt at this call (Claude Code's "No").
+			h.Interrupt()
+		}
 		return agent.PermissionResult{Allow: a.allow, Message: a.message, UpdatedInput: a.input}, nil
 	case <-ctx.Done():
 		h.send(permCancelMsg{req: req})
@@ -398,6 +407,9 @@ type permRequest struct {
 type permAnswer struct {
 	allow   bool
 	message string
+	// interrupt ends the run with the denial: the user said no and gave
+	// no message for the model to act on.
+	interrupt bool
 	// input, when set, replaces the call's input (AskUserQuestion's answers).
 	input json.RawMessage
 }

@@ -109,6 +109,8 @@ func (m *Model) statusBar() string {
 		left = st.modePlan.Render("⏸ plan mode on") + st.dim.Render(" (shift+tab to cycle)")
 	case agent.PermissionBypass:
 		left = st.modeBypass.Render("⏵⏵ bypass permissions on") + st.dim.Render(" (shift+tab to cycle)")
+	case agent.PermissionAuto:
+		left = st.modeEdits.Render("⏵⏵ auto mode on") + st.dim.Render(" (shift+tab to cycle)")
 	case agent.PermissionDontAsk:
 		left = st.modeBypass.Render("don't ask mode on")
 	default:

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/tackcode/tack/internal/cli/cmdio"
 
@@ -183,8 +183,8 @@ func newMCPAddCmd(stdio cmdio.IO) *cobra.Command {
   tack mcp add [flags] NAME -- COMMAND [ARGS...]            a stdio server
   tack mcp add --transport http|sse [flags] NAME URL      a remote server
 
-Flags go before the name; "--" separates the name from the command that
-starts a stdio server (and is needed when that command has options).
+Options go before or after the name; "--" separates them from the command
+that starts a stdio server (and is needed when that command has options).
 ${VAR} and ${VAR:-default} in values are kept as written and expanded when
 the server starts.`,
 		Example: `  tack mcp add --env AIRTABLE_API_KEY=KEY airtable -- npx -y airtable-mcp-server
@@ -199,18 +199,10 @@ the server starts.`,
 	fl.StringArrayVarP(&headers, "header", "H", nil, `HTTP header of an http or sse server, "Name: value" (repeatable)`)
 	fl.StringVar(&clientID, "client-id", "", "OAuth client ID registered with the server (http, sse)")
 	fl.IntVar(&callbackPort, "callback-port", 0, "fixed port of the OAuth redirect (http, sse)")
-	// Everything after the name belongs to the server's command line, its
-	// flags included, so options must come first (as in Claude Code).
+	// Parsing stops at the name: what follows is read by optionsAfterName,
+	// which tells tack's options from the start of the server's command.
 	fl.SetInterspersed(false)
 	cmd.RunE = mcpRun(stdio, func(cmd *cobra.Command, args []string) error {
-		sc, err := mcpconfig.ParseScope(*scope)
-		if err != nil {
-			return cmdio.Usagef("%v", err)
-		}
-		typ, err := mcpconfig.ParseType(transport)
-		if err != nil || typ == mcpconfig.TypeWS {
-			return cmdio.Usagef("invalid transport %q (want stdio, http or sse)", transport)
-		}
 		before, after := splitDash(cmd, args)
 		// Claude Code's -e and -H take several values each (-e A=1 B=2);
 		// a server name has neither '=' nor ':', so such leftovers before
@@ -235,11 +227,19 @@ the server starts.`,
 			}
 			return cmdio.Usagef("missing the server name")
 		}
-		name, rest := before[0], append(slices.Clone(before[1:]), after...)
-		for _, a := range before[1:] {
-			if strings.HasPrefix(a, "-") && a != "-" {
-				return cmdio.Usagef("option %q after the server name: options go before the name (use -- before a command's own options)", a)
-			}
+		name := before[0]
+		tail, err := optionsAfterName(fl, before[1:], len(after) > 0, &env, &headers)
+		if err != nil {
+			return err
+		}
+		rest := append(tail, after...)
+		sc, err := mcpconfig.ParseScope(*scope)
+		if err != nil {
+			return cmdio.Usagef("%v", err)
+		}
+		typ, err := mcpconfig.ParseType(transport)
+		if err != nil || typ == mcpconfig.TypeWS {
+			return cmdio.Usagef("invalid transport %q (want stdio, http or sse)", transport)
 		}
 		envKVs, err := parseKVs(env, "=", "environment variable", "-e KEY=value")
 		if err != nil {
@@ -283,6 +283,48 @@ the server starts.`,
 		return addEntry(stdio, sc, name, entry, summary, headerKVs)
 	})
 	return cmd
+}
+
+// optionsAfterName reads tack's options written between the server name and
+// "--" or the command (NAME -s project -e K=V -- CMD), as Claude Code accepts
+// them, and returns what is left: the start of the command, or the URL. The
+// extra values of -e and -H (-e A=1 B=2) are theirs when a "--" follows. An
+// option tack does not know is the command's own, which needs "--" before it.
+func optionsAfterName(fl *pflag.FlagSet, args []string, dash bool, env, headers *[]string) ([]string, error) {
+	fl.SetInterspersed(true)
+	defer fl.SetInterspersed(false)
+	if err := fl.Parse(args); err != nil {
+		for _, a := range args {
+			if strings.HasPrefix(a, "-") && a != "-" && !knownFlag(fl, a) {
+				return nil, cmdio.Usagef("option %q after the server name is not one of tack's: put \"--\" before the command that starts the server", a)
+			}
+		}
+		return nil, cmdio.Usagef("%v", err)
+	}
+	if !dash {
+		return fl.Args(), nil
+	}
+	var rest []string
+	for _, v := range fl.Args() {
+		switch {
+		case len(*env) > 0 && strings.Contains(v, "="):
+			*env = append(*env, v)
+		case len(*headers) > 0 && strings.Contains(v, ":"):
+			*headers = append(*headers, v)
+		default:
+			rest = append(rest, v)
+		}
+	}
+	return rest, nil
+}
+
+// knownFlag reports whether arg (-e, --env=A=1, -eA=1) names a flag of fl.
+func knownFlag(fl *pflag.FlagSet, arg string) bool {
+	if long, ok := strings.CutPrefix(arg, "--"); ok {
+		name, _, _ := strings.Cut(long, "=")
+		return fl.Lookup(name) != nil
+	}
+	return len(arg) > 1 && fl.ShorthandLookup(arg[1:2]) != nil
 }
 
 // splitDash splits args at the first "--" into what comes before it (the

@@ -365,6 +365,51 @@ func TestMCPAddArgumentForms(t *testing.T) {
 	}
 }
 
+func TestMCPAddOptionsAfterName(t *testing.T) {
+	e := newMCPEnv(t)
+	// As in Claude Code: NAME first, then the options, then -- and the command.
+	e.ok("mcp", "add", "after", "-s", "project", "-e", "KEY=V", "K2=W", "--", "npx", "-y", "srv", "-s", "x")
+	e.ok("mcp", "add", "remote", "-t", "http", "https://x.example/mcp", "-H", "Authorization: Bearer t", "--scope=project")
+	e.ok("mcp", "add", "plain", "-s", "project", "python3", "server.py")
+	got := e.read(filepath.Join(e.proj, ".mcp.json"))
+	for _, want := range []string{
+		`"after": {
+      "type": "stdio",
+      "command": "npx",
+      "args": [
+        "-y",
+        "srv",
+        "-s",
+        "x"
+      ],
+      "env": {
+        "KEY": "V",
+        "K2": "W"
+      }
+    }`,
+		`"remote": {
+      "type": "http",
+      "url": "https://x.example/mcp",
+      "headers": {
+        "Authorization": "Bearer t"
+      }
+    }`,
+		`"plain": {
+      "type": "stdio",
+      "command": "python3",
+      "args": [
+        "server.py"
+      ],`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %s in\n%s", want, got)
+		}
+	}
+	if _, err := os.Stat(e.json); err == nil && strings.Contains(e.read(e.json), `"after"`) {
+		t.Error("-s project after the name was ignored: the server went to the local scope")
+	}
+}
+
 func TestMCPUsageErrors(t *testing.T) {
 	e := newMCPEnv(t)
 	cases := []struct {
@@ -376,8 +421,8 @@ func TestMCPUsageErrors(t *testing.T) {
 		{[]string{"mcp", "add", "--scope", "global", "srv", "--", "x"}, "tack: invalid scope \"global\" (want local, project or user)\nRun 'tack mcp add --help' for usage.\n"},
 		{[]string{"mcp", "add", "-t", "ws", "srv", "wss://x"}, "tack: invalid transport \"ws\" (want stdio, http or sse)\nRun 'tack mcp add --help' for usage.\n"},
 		{[]string{"mcp", "add", "--bogus", "srv", "--", "x"}, "tack: unknown flag: --bogus\nRun 'tack mcp add --help' for usage.\n"},
-		{[]string{"mcp", "add", "srv", "-s", "user", "--", "x"}, "tack: option \"-s\" after the server name: options go before the name (use -- before a command's own options)\nRun 'tack mcp add --help' for usage.\n"},
-		{[]string{"mcp", "add", "srv", "npx", "-y", "pkg"}, "tack: option \"-y\" after the server name: options go before the name (use -- before a command's own options)\nRun 'tack mcp add --help' for usage.\n"},
+		{[]string{"mcp", "add", "srv", "-s", "global", "--", "x"}, "tack: invalid scope \"global\" (want local, project or user)\nRun 'tack mcp add --help' for usage.\n"},
+		{[]string{"mcp", "add", "srv", "npx", "-y", "pkg"}, "tack: option \"-y\" after the server name is not one of tack's: put \"--\" before the command that starts the server\nRun 'tack mcp add --help' for usage.\n"},
 		{[]string{"mcp", "add", "srv", "https://x.example/mcp"}, "tack: \"https://x.example/mcp\" is a URL: add --transport http (or sse) before the name\nRun 'tack mcp add --help' for usage.\n"},
 		{[]string{"mcp", "add", "-t", "http", "srv"}, "tack: want the server name and its URL: tack mcp add --transport http srv URL\nRun 'tack mcp add --help' for usage.\n"},
 		{[]string{"mcp", "add", "-H", "X: y", "srv", "--", "x"}, "tack: --header, --client-id and --callback-port apply to http and sse servers (add --transport http)\nRun 'tack mcp add --help' for usage.\n"},

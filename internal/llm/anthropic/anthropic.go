@@ -84,6 +84,7 @@ func (c Config) HasCredentials() bool { return c.APIKey != "" || c.AuthToken != 
 type Provider struct {
 	client     sdk.Client
 	maxRetries int
+	endpoint   endpoint // where requests go, to explain their failures
 	// sleep waits between retries; replaced in tests that count delays.
 	sleep func(context.Context, time.Duration) error
 }
@@ -128,7 +129,14 @@ func New(cfg Config) *Provider {
 	case retries < 0:
 		retries = 0
 	}
-	return &Provider{client: sdk.NewClient(opts...), maxRetries: retries, sleep: sleepCtx}
+	ep := endpoint{baseURL: cfg.BaseURL}
+	switch {
+	case cfg.APIKey != "":
+		ep.auth = "key"
+	case cfg.AuthToken != "":
+		ep.auth = "token"
+	}
+	return &Provider{client: sdk.NewClient(opts...), maxRetries: retries, endpoint: ep, sleep: sleepCtx}
 }
 
 // Stream sends req and returns the complete response, retrying transient
@@ -152,11 +160,12 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, obs llm.Observe
 		}
 		status, retryable, after := classify(err)
 		if !retryable || attempt >= p.maxRetries {
-			return nil, err
+			return nil, p.endpoint.explain(err, req.Model, attempt+1)
 		}
 		delay := backoff(attempt, after)
 		if obs.Retry != nil {
-			obs.Retry(llm.Retry{Attempt: attempt + 1, MaxRetries: p.maxRetries, Delay: delay, Status: status, Err: err})
+			obs.Retry(llm.Retry{Attempt: attempt + 1, MaxRetries: p.maxRetries, Delay: delay, Status: status, Err: err,
+				Cause: p.endpoint.retryCause(err, req.Model)})
 		}
 		if err := p.sleep(ctx, delay); err != nil {
 			return nil, err
@@ -274,8 +283,9 @@ func classify(err error) (status int, retryable bool, after time.Duration) {
 		}
 		return ra.Status, false, -1
 	}
-	// No HTTP response at all: a connection error.
-	return 0, true, -1
+	// No HTTP response at all: a connection error, worth another attempt
+	// unless it is one that cannot mend.
+	return 0, !permanent(err), -1
 }
 
 // retryAfter reads retry-after-ms or retry-after (seconds or an HTTP date);

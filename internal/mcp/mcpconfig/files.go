@@ -307,6 +307,23 @@ func (f Files) SetApproval(name string, approved bool) error {
 	})
 }
 
+// ApproveAllProjectServers records in this project's entry of
+// ~/.claude.json that every server of its .mcp.json, now and to come, may
+// start (enableAllProjectMcpServers), as the UI's "use this and all future
+// MCP servers" answer does.
+func (f Files) ApproveAllProjectServers() error {
+	return f.edit(ScopeLocal, func(e *jsontree.Editor) (bool, error) {
+		path := []string{"projects", f.Key(), keyEnableAll}
+		if v, err := e.Lookup(path); err == nil && v != nil && v.Kind == jsontree.Bool && v.Bool {
+			return false, nil
+		}
+		if err := e.Set(path, []byte("true")); err != nil {
+			return false, err
+		}
+		return true, nil
+	})
+}
+
 // ResetProjectChoices forgets the approvals and refusals of this project's
 // .mcp.json servers, as `claude mcp reset-project-choices` does: it empties
 // enabledMcpjsonServers and disabledMcpjsonServers and turns

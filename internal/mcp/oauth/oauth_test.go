@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tackcode/tack/internal/mcp/oauth/oauthtest"
 )
 
 // harness is a Flow configured for tests: tokens in a temporary directory,
@@ -39,23 +41,11 @@ func newHarness(t *testing.T) *harness {
 	return &harness{t: t, dir: filepath.Join(t.TempDir(), "mcp-oauth"), env: map[string]string{}}
 }
 
-// browser sets BROWSER to the test binary in helper mode, reporting the
-// callback's answer in the returned file.
+// browser sets BROWSER to a browser in mode (oauthtest.Follow…),
+// reporting the callback's answer in the returned file.
 func (h *harness) browser(mode string) string {
-	exe, err := os.Executable()
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	status := filepath.Join(h.t.TempDir(), "browser-status")
-	h.env["BROWSER"] = fmt.Sprintf("%s browser-helper %s %s", exe, mode, status)
-	// A helper still writing when the test ends would race the removal
-	// of its folder: wait for every one that started to be done.
-	h.t.Cleanup(func() {
-		started, _ := filepath.Glob(status + ".started.*")
-		for _, s := range started {
-			waitFile(h.t, strings.Replace(s, ".started.", ".done.", 1))
-		}
-	})
+	browser, status := oauthtest.Browser(h.t, mode)
+	h.env["BROWSER"] = browser
 	return status
 }
 
@@ -126,11 +116,11 @@ func readRecord(t *testing.T, st *store, s Server) *record {
 // The whole life of a dynamically registered client: first login through
 // the browser, reuse by a later tack, refresh, step-up, logout.
 func TestDynamicRegistrationLifecycle(t *testing.T) {
-	as := newFakeAS(t)
-	res := newFakeResource(t, as)
+	as := oauthtest.NewAuthServer(t)
+	res := oauthtest.NewResource(t, as)
 	h := newHarness(t)
-	browserStatus := h.browser("follow")
-	srv := Server{Name: "remote", URL: res.url}
+	browserStatus := h.browser(oauthtest.Follow)
+	srv := Server{Name: "remote", URL: res.URL}
 	st := &store{dir: h.dir}
 
 	f1 := h.flow(false)
@@ -142,19 +132,19 @@ func TestDynamicRegistrationLifecycle(t *testing.T) {
 		if got := callText(t, cs, "whoami"); got != "hello" {
 			t.Errorf("whoami: %q", got)
 		}
-		c := as.count()
-		if c.registrations != 1 || c.authorizations != 1 || c.codeGrants != 1 {
+		c := as.Counts()
+		if c.Registrations != 1 || c.Authorizations != 1 || c.CodeGrants != 1 {
 			t.Errorf("counts %+v, want one registration, authorization and code grant", c)
 		}
-		if data := waitFile(t, browserStatus); !strings.HasPrefix(string(data), "200 ") {
+		if data := oauthtest.WaitFile(t, browserStatus); !strings.HasPrefix(string(data), "200 ") {
 			t.Errorf("the browser saw %q", data)
 		}
 		msgs := h.messages()
 		if len(msgs) != 1 || !strings.Contains(msgs[0], "Opening the browser") || !strings.Contains(msgs[0], as.URL()+"/authorize?") {
 			t.Errorf("messages %q", msgs)
 		}
-		if !slices.Contains(as.lastScopes(), "read") || !slices.Contains(as.lastScopes(), "offline_access") {
-			t.Errorf("requested scopes %v", as.lastScopes())
+		if !slices.Contains(as.LastScopes(), "read") || !slices.Contains(as.LastScopes(), "offline_access") {
+			t.Errorf("requested scopes %v", as.LastScopes())
 		}
 		st := f1.Status(srv)
 		if !st.Authorized || st.NeedsAuth || !slices.Contains(st.Scopes, "read") || st.Expiry.Before(time.Now().Add(50*time.Minute)) {
@@ -175,7 +165,7 @@ func TestDynamicRegistrationLifecycle(t *testing.T) {
 			t.Errorf("token dir mode %v", dinfo.Mode().Perm())
 		}
 		rec := readRecord(t, st, srv)
-		if rec.Server != "remote" || rec.URL != res.url || !rec.Registered || !strings.HasPrefix(rec.ClientID, "dyn-") ||
+		if rec.Server != "remote" || rec.URL != res.URL || !rec.Registered || !strings.HasPrefix(rec.ClientID, "dyn-") ||
 			rec.Token == nil || rec.Token.RefreshToken == "" || !strings.HasPrefix(rec.RedirectURI, "http://127.0.0.1:") {
 			t.Errorf("record %+v", rec)
 		}
@@ -186,7 +176,7 @@ func TestDynamicRegistrationLifecycle(t *testing.T) {
 	})
 
 	t.Run("reuse across instances", func(t *testing.T) {
-		before := as.count()
+		before := as.Counts()
 		delete(h.env, "BROWSER") // a flow now would print, and fail the test below
 		f2 := h.flow(false)
 		cs, err := connect(t, f2, srv)
@@ -194,8 +184,8 @@ func TestDynamicRegistrationLifecycle(t *testing.T) {
 			t.Fatalf("connect: %v", err)
 		}
 		callText(t, cs, "whoami")
-		if as.count() != before {
-			t.Errorf("counts went from %+v to %+v", before, as.count())
+		if as.Counts() != before {
+			t.Errorf("counts went from %+v to %+v", before, as.Counts())
 		}
 		if n := len(h.messages()); n != 1 {
 			t.Errorf("%d messages", n)
@@ -203,10 +193,10 @@ func TestDynamicRegistrationLifecycle(t *testing.T) {
 	})
 
 	t.Run("refresh after expiry", func(t *testing.T) {
-		before := as.count()
+		before := as.Counts()
 		old := readRecord(t, st, srv)
 		// Time passes: the server no longer takes the token and tack's clock says so too.
-		as.expireAll()
+		as.ExpireAll()
 		old.Token.Expiry = time.Now().Add(-time.Minute)
 		if err := st.save(srv, old); err != nil {
 			t.Fatal(err)
@@ -217,8 +207,8 @@ func TestDynamicRegistrationLifecycle(t *testing.T) {
 			t.Fatalf("connect: %v", err)
 		}
 		callText(t, cs, "whoami")
-		c := as.count()
-		if c.refreshes != before.refreshes+1 || c.authorizations != before.authorizations {
+		c := as.Counts()
+		if c.Refreshes != before.Refreshes+1 || c.Authorizations != before.Authorizations {
 			t.Errorf("counts went from %+v to %+v, want one refresh", before, c)
 		}
 		rec := readRecord(t, st, srv)
@@ -229,22 +219,22 @@ func TestDynamicRegistrationLifecycle(t *testing.T) {
 
 	t.Run("refresh on 401", func(t *testing.T) {
 		// The server drops the token while tack still thinks it valid.
-		before := as.count()
-		as.expireAll()
+		before := as.Counts()
+		as.ExpireAll()
 		cs, err := connect(t, f1, srv)
 		if err != nil {
 			t.Fatalf("connect: %v", err)
 		}
 		callText(t, cs, "whoami")
-		c := as.count()
-		if c.refreshes != before.refreshes+1 || c.authorizations != before.authorizations {
+		c := as.Counts()
+		if c.Refreshes != before.Refreshes+1 || c.Authorizations != before.Authorizations {
 			t.Errorf("counts went from %+v to %+v, want one refresh", before, c)
 		}
 	})
 
 	t.Run("step-up", func(t *testing.T) {
-		h.browser("follow")
-		before := as.count()
+		h.browser(oauthtest.Follow)
+		before := as.Counts()
 		cs, err := connect(t, f1, srv)
 		if err != nil {
 			t.Fatalf("connect: %v", err)
@@ -252,13 +242,13 @@ func TestDynamicRegistrationLifecycle(t *testing.T) {
 		if got := callText(t, cs, "admin"); got != "admin ok" {
 			t.Errorf("admin: %q", got)
 		}
-		c := as.count()
-		if c.authorizations != before.authorizations+1 || c.registrations != before.registrations {
+		c := as.Counts()
+		if c.Authorizations != before.Authorizations+1 || c.Registrations != before.Registrations {
 			t.Errorf("counts went from %+v to %+v: want one more authorization with the same client", before, c)
 		}
 		for _, s := range []string{"read", "admin", "offline_access"} {
-			if !slices.Contains(as.lastScopes(), s) {
-				t.Errorf("step-up asked for %v, lacking %s", as.lastScopes(), s)
+			if !slices.Contains(as.LastScopes(), s) {
+				t.Errorf("step-up asked for %v, lacking %s", as.LastScopes(), s)
 			}
 		}
 		if st := f1.Status(srv); !slices.Contains(st.Scopes, "admin") || !slices.Contains(st.Scopes, "read") {
@@ -271,7 +261,7 @@ func TestDynamicRegistrationLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 		callText(t, cs2, "admin")
-		if as.count().authorizations != c.authorizations {
+		if as.Counts().Authorizations != c.Authorizations {
 			t.Error("a later tack authorized again")
 		}
 	})
@@ -301,25 +291,25 @@ func TestDynamicRegistrationLifecycle(t *testing.T) {
 // A stored token that cannot be refreshed (none, or the grant was revoked)
 // leads to a new authorization, with the client registered before.
 func TestDeadGrantReauthorizes(t *testing.T) {
-	as := newFakeAS(t)
-	res := newFakeResource(t, as)
+	as := oauthtest.NewAuthServer(t)
+	res := oauthtest.NewResource(t, as)
 	h := newHarness(t)
-	h.browser("follow")
-	srv := Server{Name: "remote", URL: res.url}
+	h.browser(oauthtest.Follow)
+	srv := Server{Name: "remote", URL: res.URL}
 	st := &store{dir: h.dir}
 	if err := h.flow(false).Login(t.Context(), srv); err != nil {
 		t.Fatal(err)
 	}
 
 	// Revoked refresh token: the refresh fails with invalid_grant.
-	as.expireAll()
-	as.revokeRefreshTokens()
+	as.ExpireAll()
+	as.RevokeRefreshTokens()
 	cs, err := connect(t, h.flow(false), srv)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
 	callText(t, cs, "whoami")
-	if c := as.count(); c.authorizations != 2 || c.registrations != 1 {
+	if c := as.Counts(); c.Authorizations != 2 || c.Registrations != 1 {
 		t.Errorf("counts %+v", c)
 	}
 
@@ -337,7 +327,7 @@ func TestDeadGrantReauthorizes(t *testing.T) {
 		t.Fatalf("connect: %v", err)
 	}
 	callText(t, cs, "whoami")
-	if c := as.count(); c.authorizations != 3 || c.registrations != 1 {
+	if c := as.Counts(); c.Authorizations != 3 || c.Registrations != 1 {
 		t.Errorf("counts %+v", c)
 	}
 
@@ -352,7 +342,7 @@ func TestDeadGrantReauthorizes(t *testing.T) {
 	if err := f.Login(t.Context(), srv); err != nil {
 		t.Fatal(err)
 	}
-	if c := as.count(); c.authorizations != 4 || c.registrations != 2 {
+	if c := as.Counts(); c.Authorizations != 4 || c.Registrations != 2 {
 		t.Errorf("counts %+v", c)
 	}
 	if now := readRecord(t, st, srv); now.ClientID == rec.ClientID || now.RedirectURI == rec.RedirectURI {
@@ -362,12 +352,12 @@ func TestDeadGrantReauthorizes(t *testing.T) {
 
 // Concurrent requests rejected together run one authorization between them.
 func TestConcurrentRequestsShareOneFlow(t *testing.T) {
-	as := newFakeAS(t)
-	res := newFakeResource(t, as)
+	as := oauthtest.NewAuthServer(t)
+	res := oauthtest.NewResource(t, as)
 	h := newHarness(t)
-	h.browser("follow")
+	h.browser(oauthtest.Follow)
 	f := h.flow(false)
-	srv := Server{Name: "remote", URL: res.url}
+	srv := Server{Name: "remote", URL: res.URL}
 	client := &http.Client{Transport: f.RoundTripper(srv, nil)}
 
 	var wg sync.WaitGroup
@@ -375,7 +365,7 @@ func TestConcurrentRequestsShareOneFlow(t *testing.T) {
 	for i := range 5 {
 		wg.Go(func() {
 			body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, i)
-			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, res.url, strings.NewReader(body))
+			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, res.URL, strings.NewReader(body))
 			req.GetBody = nil // force the round tripper to keep a copy for the retry
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")
@@ -395,7 +385,7 @@ func TestConcurrentRequestsShareOneFlow(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if c := as.count(); c.authorizations != 1 || c.registrations != 1 {
+	if c := as.Counts(); c.Authorizations != 1 || c.Registrations != 1 {
 		t.Errorf("counts %+v, want one flow", c)
 	}
 }
@@ -404,21 +394,21 @@ func TestConcurrentRequestsShareOneFlow(t *testing.T) {
 // its secret authenticates at the token endpoint, the fixed port is the
 // callback's.
 func TestPreregisteredClient(t *testing.T) {
-	as := newFakeAS(t)
-	res := newFakeResource(t, as)
+	as := oauthtest.NewAuthServer(t)
+	res := oauthtest.NewResource(t, as)
 	port := freePort(t)
 	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", port)
-	as.preregister("tack-pre", "s3cret", redirect)
+	as.Preregister("tack-pre", "s3cret", redirect)
 	h := newHarness(t)
-	h.browser("follow")
-	srv := Server{Name: "pre", URL: res.url, ClientID: "tack-pre", ClientSecret: "s3cret", CallbackPort: port}
+	h.browser(oauthtest.Follow)
+	srv := Server{Name: "pre", URL: res.URL, ClientID: "tack-pre", ClientSecret: "s3cret", CallbackPort: port}
 	f := h.flow(true) // Login works in passive mode too
 
 	if err := f.Login(t.Context(), srv); err != nil {
 		t.Fatalf("Login: %v", err)
 	}
-	c := as.count()
-	if c.registrations != 0 || c.codeGrants != 1 {
+	c := as.Counts()
+	if c.Registrations != 0 || c.CodeGrants != 1 {
 		t.Errorf("counts %+v", c)
 	}
 	rec := readRecord(t, &store{dir: h.dir}, srv)
@@ -432,10 +422,10 @@ func TestPreregisteredClient(t *testing.T) {
 	callText(t, cs, "whoami")
 
 	// Refreshing authenticates with the configured secret.
-	as.expireAll()
+	as.ExpireAll()
 	callText(t, cs, "whoami")
-	if as.count().refreshes != 1 {
-		t.Errorf("counts %+v", as.count())
+	if as.Counts().Refreshes != 1 {
+		t.Errorf("counts %+v", as.Counts())
 	}
 
 	// A wrong secret is refused at the token endpoint.
@@ -449,21 +439,21 @@ func TestPreregisteredClient(t *testing.T) {
 
 // A callback whose state is not the request's is refused, and the flow fails.
 func TestWrongStateRejected(t *testing.T) {
-	as := newFakeAS(t)
-	res := newFakeResource(t, as)
+	as := oauthtest.NewAuthServer(t)
+	res := oauthtest.NewResource(t, as)
 	h := newHarness(t)
-	status := h.browser("forge-state")
+	status := h.browser(oauthtest.ForgeState)
 	f := h.flow(false)
-	srv := Server{Name: "remote", URL: res.url}
+	srv := Server{Name: "remote", URL: res.URL}
 
 	err := f.Login(t.Context(), srv)
 	if err == nil || !strings.Contains(err.Error(), "state mismatch") {
 		t.Fatalf("Login: %v", err)
 	}
-	if data := waitFile(t, status); !strings.HasPrefix(string(data), "400 ") {
+	if data := oauthtest.WaitFile(t, status); !strings.HasPrefix(string(data), "400 ") {
 		t.Errorf("the forged callback got %q", data)
 	}
-	if as.count().codeGrants != 0 {
+	if as.Counts().CodeGrants != 0 {
 		t.Error("a code was exchanged")
 	}
 	if s := f.Status(srv); s.Authorized {
@@ -477,8 +467,8 @@ func TestWrongStateRejected(t *testing.T) {
 // Without BROWSER (and no display) the URL is printed; the user's browser
 // then reaches the callback.
 func TestPrintedURL(t *testing.T) {
-	as := newFakeAS(t)
-	res := newFakeResource(t, as)
+	as := oauthtest.NewAuthServer(t)
+	res := oauthtest.NewResource(t, as)
 	h := newHarness(t)
 	urlRE := regexp.MustCompile(`https?://\S+`)
 	visited := make(chan error, 1)
@@ -501,7 +491,7 @@ func TestPrintedURL(t *testing.T) {
 		}()
 	}
 	f := h.flow(false)
-	srv := Server{Name: "remote", URL: res.url}
+	srv := Server{Name: "remote", URL: res.URL}
 	if err := f.Login(t.Context(), srv); err != nil {
 		t.Fatalf("Login: %v", err)
 	}
@@ -516,15 +506,15 @@ func TestPrintedURL(t *testing.T) {
 // In passive mode a server asking for authorization fails the request with
 // ErrAuthRequired and no browser; Login then answers that challenge.
 func TestPassiveThenLogin(t *testing.T) {
-	as := newFakeAS(t)
-	res := newFakeResource(t, as)
+	as := oauthtest.NewAuthServer(t)
+	res := oauthtest.NewResource(t, as)
 	h := newHarness(t)
-	status := h.browser("follow")
+	status := h.browser(oauthtest.Follow)
 	f := h.flow(true)
-	srv := Server{Name: "remote", URL: res.url}
+	srv := Server{Name: "remote", URL: res.URL}
 	client := &http.Client{Transport: f.RoundTripper(srv, nil)}
 	post := func() (*http.Response, error) {
-		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, res.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, res.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		return client.Do(req)
@@ -574,8 +564,8 @@ func TestPassiveThenLogin(t *testing.T) {
 	if err := f.Login(t.Context(), srv); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(as.lastScopes(), "admin") || !slices.Contains(as.lastScopes(), "read") {
-		t.Errorf("login after step-up asked for %v", as.lastScopes())
+	if !slices.Contains(as.LastScopes(), "admin") || !slices.Contains(as.LastScopes(), "read") {
+		t.Errorf("login after step-up asked for %v", as.LastScopes())
 	}
 	cs2, err := connect(t, f, srv)
 	if err != nil {
@@ -587,11 +577,11 @@ func TestPassiveThenLogin(t *testing.T) {
 // A login by another tack (tack mcp login in another terminal) is taken up
 // by a running one without a restart.
 func TestLoginElsewhereIsPickedUp(t *testing.T) {
-	as := newFakeAS(t)
-	res := newFakeResource(t, as)
+	as := oauthtest.NewAuthServer(t)
+	res := oauthtest.NewResource(t, as)
 	h := newHarness(t)
-	h.browser("follow")
-	srv := Server{Name: "remote", URL: res.url}
+	h.browser(oauthtest.Follow)
+	srv := Server{Name: "remote", URL: res.URL}
 	running := h.flow(true)
 	if _, err := connect(t, running, srv); !errors.Is(err, ErrAuthRequired) {
 		t.Fatalf("connect: %v", err)
@@ -614,11 +604,11 @@ func TestLoginElsewhereIsPickedUp(t *testing.T) {
 
 // A redirect to another origin does not carry the server's token.
 func TestTokenStaysWithItsOrigin(t *testing.T) {
-	as := newFakeAS(t)
-	res := newFakeResource(t, as)
+	as := oauthtest.NewAuthServer(t)
+	res := oauthtest.NewResource(t, as)
 	h := newHarness(t)
-	h.browser("follow")
-	srv := Server{Name: "remote", URL: res.url}
+	h.browser(oauthtest.Follow)
+	srv := Server{Name: "remote", URL: res.URL}
 	f := h.flow(false)
 	if err := f.Login(t.Context(), srv); err != nil {
 		t.Fatal(err)
@@ -629,7 +619,7 @@ func TestTokenStaysWithItsOrigin(t *testing.T) {
 	}))
 	defer other.Close()
 	client := &http.Client{Transport: f.RoundTripper(srv, nil)}
-	for _, u := range []string{res.url, other.URL} {
+	for _, u := range []string{res.URL, other.URL} {
 		resp, err := client.Get(u + "?probe")
 		if err != nil {
 			t.Fatal(err)
@@ -644,16 +634,16 @@ func TestTokenStaysWithItsOrigin(t *testing.T) {
 // The fake authorization server checks PKCE, so the flows above prove tack
 // sends the verifier of its challenge.
 func TestFakeRejectsWrongVerifier(t *testing.T) {
-	as := newFakeAS(t)
-	newFakeResource(t, as)
+	as := oauthtest.NewAuthServer(t)
+	oauthtest.NewResource(t, as)
 	redirect := "http://127.0.0.1:1/callback"
-	as.preregister("c", "", redirect)
+	as.Preregister("c", "", redirect)
 	verifier := rand.Text() + rand.Text()
 	sum := sha256.Sum256([]byte(verifier))
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	code := func() string {
 		q := url.Values{"client_id": {"c"}, "redirect_uri": {redirect}, "response_type": {"code"}, "state": {"s"},
-			"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"}, "resource": {as.resource}}
+			"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"}, "resource": {as.Resource()}}
 		resp, err := noRedirect.Get(as.URL() + "/authorize?" + q.Encode())
 		if err != nil {
 			t.Fatal(err)
@@ -731,7 +721,7 @@ func TestLaunchBrowser(t *testing.T) {
 			t.Errorf("%s: not launched", tc.browser)
 			continue
 		}
-		if got := waitFile(t, out); string(got) != tc.want {
+		if got := oauthtest.WaitFile(t, out); string(got) != tc.want {
 			t.Errorf("%s: arguments %q, want %q", tc.browser, got, tc.want)
 		}
 	}
@@ -739,21 +729,6 @@ func TestLaunchBrowser(t *testing.T) {
 	if none.launch("https://x") {
 		t.Error("launched a browser without BROWSER or a display")
 	}
-}
-
-// waitFile returns the contents of a file the browser helper writes when
-// it is done, which may be after the flow is. Its writers write it whole
-// (a temporary file renamed into place), so a file that exists is
-// complete.
-func waitFile(t *testing.T, path string) []byte {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if data, err := os.ReadFile(path); err == nil {
-			return data
-		}
-	}
-	t.Errorf("%s was not written", path)
-	return nil
 }
 
 func freePort(t *testing.T) int {

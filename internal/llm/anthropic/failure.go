@@ -1,0 +1,182 @@
+package anthropic
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+
+	"github.com/tackcode/tack/internal/llm"
+)
+
+// A request that failed for good is reported in one line that names the
+// cause in the user's terms (the address that could not be reached, the
+// key that was refused) and what to check, instead of the transport's
+// error chain. The error underneath stays reachable with errors.As.
+
+// failure is the error that ended a request, in words.
+type failure struct {
+	msg string
+	err error
+}
+
+func (f *failure) Error() string { return f.msg }
+func (f *failure) Unwrap() error { return f.err }
+
+// defaultBaseURL is where requests go when ANTHROPIC_BASE_URL is not set.
+const defaultBaseURL = "https://api.anthropic.com"
+
+// endpoint says where the provider sends its requests, for explanations.
+type endpoint struct {
+	baseURL string // "" for the default
+	auth    string // which credential is sent: "key", "token" or ""
+}
+
+// explain turns err, which ended a request to model after attempts
+// requests, into a failure; errors it has nothing to add to pass through.
+func (e endpoint) explain(err error, model string, attempts int) error {
+	cause, hint := e.describe(err, model)
+	if cause == "" {
+		return err
+	}
+	tries := ""
+	if attempts > 1 {
+		tries = fmt.Sprintf(" (%d attempts)", attempts)
+	}
+	return &failure{msg: cause + tries + ". " + hint + ".", err: err}
+}
+
+// retryCause is what a retry notice says failed: the cause in words where
+// it is known, else the error.
+func (e endpoint) retryCause(err error, model string) string {
+	if cause, _ := e.describe(err, model); cause != "" {
+		return cause
+	}
+	return oneLine(err.Error())
+}
+
+// describe names the cause of err and what to check; "" when it is none
+// of the failures it knows.
+func (e endpoint) describe(err error, model string) (cause, hint string) {
+	cause, hint = e.connectionCause(err)
+	if cause == "" {
+		cause, hint = e.statusCause(err, model)
+	}
+	return oneLine(cause), hint
+}
+
+// connectionCause names a failure to reach the API at all: the host name,
+// the connection, TLS.
+func (e endpoint) connectionCause(err error) (cause, hint string) {
+	at := "API unreachable at " + e.base()
+	var dnsErr *net.DNSError
+	var record tls.RecordHeaderError
+	switch {
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return fmt.Sprintf("%s: host %q not found", at, dnsErr.Name), "Check the host name in " + e.baseSetting() + " and the network's DNS"
+	case errors.As(err, &dnsErr):
+		return fmt.Sprintf("%s: looking up %q failed: %s", at, dnsErr.Name, dnsErr.Err), "Check the network's DNS and " + e.baseSetting()
+	case untrustedCertificate(err):
+		return fmt.Sprintf("%s: its TLS certificate is not trusted (%s)", at, tlsDetail(err)),
+			"Check " + e.baseSetting() + "; behind a proxy with its own certificate authority, point SSL_CERT_FILE at its certificate"
+	case errors.As(err, &record):
+		return at + ": the server does not speak TLS", "Check " + e.baseSetting() + " (http:// rather than https://?)"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return at + ": connection refused", "Check " + e.baseSetting() + " and that a server is listening there"
+	case errors.Is(err, syscall.ECONNRESET):
+		return at + ": the connection was reset", "Check " + e.baseSetting() + " and any proxy or firewall on the way"
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return at + ": no answer in time", "Check " + e.baseSetting() + " and the network"
+	}
+	return "", ""
+}
+
+// statusCause names an HTTP answer that says the request itself cannot
+// succeed: the credential, the access, the address or the model.
+func (e endpoint) statusCause(err error, model string) (cause, hint string) {
+	var apiErr *llm.APIError
+	if !errors.As(err, &apiErr) {
+		return "", ""
+	}
+	what := apiErr.Error()
+	switch apiErr.Status {
+	case http.StatusUnauthorized:
+		return "The API refused the credentials: " + what, e.credentialHint()
+	case http.StatusForbidden:
+		return "The API denied access: " + what, fmt.Sprintf("Check that %s may use the model %s (--model) and %s", e.credential(), model, e.baseSetting())
+	case http.StatusNotFound:
+		return fmt.Sprintf("The API at %s has no such model or endpoint: %s", e.base(), what),
+			fmt.Sprintf("Check the model name %q (--model, ANTHROPIC_MODEL) and %s (requests go to its /v1/messages)", model, e.baseSetting())
+	}
+	return "", ""
+}
+
+func (e endpoint) base() string {
+	if e.baseURL == "" {
+		return defaultBaseURL
+	}
+	return strings.TrimRight(e.baseURL, "/")
+}
+
+// baseSetting is what decides the address: the variable, or its absence.
+func (e endpoint) baseSetting() string {
+	if e.baseURL == "" {
+		return "the network (ANTHROPIC_BASE_URL is not set; HTTPS_PROXY applies)"
+	}
+	return "ANTHROPIC_BASE_URL"
+}
+
+func (e endpoint) credential() string {
+	switch e.auth {
+	case "key":
+		return "the API key (ANTHROPIC_API_KEY or apiKeyHelper)"
+	case "token":
+		return "the token (ANTHROPIC_AUTH_TOKEN)"
+	}
+	return "the credentials"
+}
+
+func (e endpoint) credentialHint() string {
+	if e.auth == "" {
+		return "No credential was sent: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, apiKeyHelper)"
+	}
+	return "Check " + e.credential() + ", and that " + e.baseSetting() + " is the server it belongs to"
+}
+
+// tlsDetail is the certificate problem without the request around it.
+func tlsDetail(err error) string {
+	var verr *tls.CertificateVerificationError
+	if errors.As(err, &verr) {
+		return verr.Err.Error()
+	}
+	return err.Error()
+}
+
+// permanent reports whether err is a connection failure that another
+// attempt will not mend: a host name that does not exist, a certificate
+// that is not trusted, a server that does not speak TLS.
+func permanent(err error) bool {
+	var dnsErr *net.DNSError
+	var record tls.RecordHeaderError
+	return errors.As(err, &dnsErr) && dnsErr.IsNotFound || untrustedCertificate(err) || errors.As(err, &record)
+}
+
+// untrustedCertificate reports whether err is a server certificate that
+// did not verify: an unknown authority, another host's, an invalid one.
+func untrustedCertificate(err error) bool {
+	var unknownCA x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	return errors.As(err, &unknownCA) || errors.As(err, &hostErr) || errors.As(err, &invalid)
+}
+
+// oneLine keeps s on one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
