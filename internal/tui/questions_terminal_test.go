@@ -31,6 +31,14 @@ func TestTerminalAskUserQuestion(t *testing.T) {
 				}},
 		}})),
 		llmtest.Reply(llmtest.Text("SQLite, with tests and vet in CI.")),
+		llmtest.Reply(llmtest.ToolUse("AskUserQuestion", map[string]any{"questions": []any{
+			map[string]any{"question": "Which port should it listen on?", "header": "Port", "multiSelect": false,
+				"options": []any{
+					map[string]any{"label": "8080", "description": "the usual"},
+					map[string]any{"label": "443", "description": "behind TLS"},
+				}},
+		}})),
+		llmtest.Reply(llmtest.Text("Port left as it is.")),
 	)
 	trustFolder(t, proj, home)
 	s := startTmux(t, proj, terminalEnv(home, srv), bin+"; sleep 600")
@@ -61,6 +69,24 @@ func TestTerminalAskUserQuestion(t *testing.T) {
 	if !strings.Contains(screen, "Database: SQLite") {
 		t.Errorf("the answers are not in the scrollback:\n%s", screen)
 	}
+	// Esc declines: the turn ends at the call and the prompt is back; the
+	// model hears of it with the next prompt.
+	s.text("and the port?")
+	s.keys("Enter")
+	s.waitFor("Which port should it listen on?")
+	s.keys("Escape")
+	s.waitFor("Declined to answer the questions")
+	s.text("leave it")
+	s.keys("Enter")
+	s.waitFor("Port left as it is.")
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if body := string(reqs[3].Body); !strings.Contains(body, "without answering") || !strings.Contains(body, "leave it") {
+		t.Errorf("the request after the decline: %s", body)
+	}
+
 	r := srv.Requests()[1].ToolResults()
 	if len(r) != 1 || r[0].IsError {
 		t.Fatalf("tool results %+v", r)
