@@ -606,7 +606,7 @@ func harmless(tool string) bool {
 // nonMutating tools may run in plan mode (with approval where needed).
 func nonMutating(tool string) bool {
 	switch tool {
-	case "WebFetch", "WebSearch", "ExitPlanMode":
+	case "WebFetch", "WebSearch", "ExitPlanMode", "AskUserQuestion":
 		return true
 	}
 	return harmless(tool) || kindOf(tool) == kindRead
@@ -655,6 +655,11 @@ func (st *state) other(tool string, in toolInput, hintReadOnly, badInput bool) D
 	}
 	if r := find(st.ask); r != nil {
 		return st.hard(r, fmt.Sprintf("%s requires approval for %s", r.rule.describe(), what), mutating)
+	}
+	if tool == "AskUserQuestion" {
+		// Its answers come from whoever approves the call: no rule or
+		// mode can stand in for the user.
+		return Decision{Behavior: Ask, Reason: "the model asks the user questions"}
 	}
 	if r := find(st.allow); r != nil {
 		return st.allowed(r, fmt.Sprintf("%s allows %s", r.rule.describe(), what), mutating)

@@ -71,6 +71,8 @@ func TestModes(t *testing.T) {
 		{"MCP tool read-only hint", Call{Tool: "mcp__docs__search", Input: json.RawMessage(`{}`), ReadOnly: true}, "???AD?"},
 		{"unknown tool", call("Frobnicate", nil), "??DAD?"},
 		{"ExitPlanMode", call("ExitPlanMode", map[string]any{"plan": "x"}), "???AD?"},
+		// Its answers come from the one asked, in every mode.
+		{"AskUserQuestion", call("AskUserQuestion", map[string]any{"questions": []any{}}), "??????"},
 	}
 	modes := []Mode{ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass, ModeDontAsk, ModeAuto}
 	for _, tc := range calls {
@@ -176,6 +178,20 @@ func TestOtherToolRules(t *testing.T) {
 		if d := c.Check(tt.call); d.Behavior != tt.want {
 			t.Errorf("%s %s: got %s, want %s (%s)", tt.call.Tool, tt.call.Input, d.Behavior, tt.want, d.Reason)
 		}
+	}
+}
+
+// An allow rule does not answer AskUserQuestion for the user; a deny rule
+// keeps it from being asked at all.
+func TestAskUserQuestionRules(t *testing.T) {
+	q := call("AskUserQuestion", map[string]any{"questions": []any{}})
+	allowed := newTestChecker(t, ModeBypass, RuleSet{Allow: rules("AskUserQuestion")})
+	if d := allowed.Check(q); d.Behavior != Ask {
+		t.Errorf("with an allow rule in bypass mode: got %s (%s), want ask", d.Behavior, d.Reason)
+	}
+	denied := newTestChecker(t, ModeDefault, RuleSet{Deny: rules("AskUserQuestion")})
+	if d := denied.Check(q); d.Behavior != Deny {
+		t.Errorf("with a deny rule: got %s (%s), want deny", d.Behavior, d.Reason)
 	}
 }
 

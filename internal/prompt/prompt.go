@@ -1,6 +1,6 @@
 // Package prompt assembles the system prompt: a short identity block, then
 // the main prompt (tack's own, or the user's replacement), the environment
-// facts and any appended text. Prompt text lives in the embedded .md files
+// facts, any appended text and the git status of the session's start. Prompt text lives in the embedded .md files
 // beside this code. Nothing here changes within a session, so the assembled
 // blocks can sit in the cached prefix.
 package prompt
@@ -34,6 +34,10 @@ type Options struct {
 	// AutoMemory is the rendered auto memory (MEMORY.md), if any.
 	AutoMemory string
 	Env        Env
+	// GitStatus is the git snapshot of the session's start (GitStatus),
+	// sent last: it differs from one session to the next, so what comes
+	// before it stays the same prefix.
+	GitStatus string
 }
 
 // Env is what the model is told about where it runs.
@@ -61,8 +65,8 @@ func DetectEnv(cwd string, now time.Time, getenv func(string) string) Env {
 }
 
 // System returns the system blocks, in a fixed order: identity, main
-// prompt, auto memory, environment, appended text. Each part is its own
-// block so that the parts never shift into each other.
+// prompt, auto memory, environment, appended text, git status. Each part
+// is its own block so that the parts never shift into each other.
 func System(o Options) []llm.Block {
 	blocks := []llm.Block{llm.Text(strings.TrimSpace(identity))}
 	add := func(text string) {
@@ -80,6 +84,7 @@ func System(o Options) []llm.Block {
 		add(o.Env.describe())
 	}
 	add(o.Append)
+	add(o.GitStatus)
 	return blocks
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/tackcode/tack/internal/engine"
 	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/tool"
+	"github.com/tackcode/tack/internal/tool/ask"
 )
 
 // gate decides a thread's tool calls: its permission checker first, then,
@@ -55,9 +56,10 @@ func (g gate) Check(ctx context.Context, c engine.ToolCall) engine.Verdict {
 }
 
 // approval is the verdict on a call the mode leaves to approval: asked,
-// or in auto mode decided by the classifier instead.
+// or in auto mode decided by the classifier instead. AskUserQuestion is
+// always asked: no classifier can answer for the user.
 func (g gate) approval(ctx context.Context, c engine.ToolCall, reason string) engine.Verdict {
-	if g.t.checker.Mode() == permission.ModeAuto {
+	if g.t.checker.Mode() == permission.ModeAuto && c.Name != ask.Name {
 		return g.classify(ctx, c, reason)
 	}
 	return engine.Verdict{Behavior: engine.Ask, Message: reason}
@@ -70,6 +72,10 @@ func (g gate) sparesApproval(c engine.ToolCall, call permission.Call) bool {
 	s := g.t.s
 	if c.HookDecision == "allow" {
 		return true
+	}
+	// Only someone asked can answer questions.
+	if c.Name == ask.Name {
+		return false
 	}
 	// A command that runs outside the sandbox (excluded, or
 	// dangerouslyDisableSandbox) stays under the rules.
@@ -103,6 +109,11 @@ func bashCall(input json.RawMessage) (bashInput, bool) {
 // the user can allow it.
 func (g gate) Ask(ctx context.Context, c engine.ToolCall, reason string) engine.Verdict {
 	s := g.t.s
+	if c.Name == ask.Name && (s.cfg.Approve == nil && s.cfg.PermissionPromptTool == "" || g.t.checker.Mode() == permission.ModeDontAsk) {
+		// Nobody to ask: the call runs unanswered, and its result tells
+		// the model to go on without the user.
+		return engine.Verdict{Behavior: engine.Allow}
+	}
 	if g.t.checker.Mode() == permission.ModeDontAsk {
 		return engine.Verdict{Behavior: engine.Deny, Unattended: true, Message: reason + " (dontAsk mode denies what it would ask)"}
 	}

@@ -9,11 +9,11 @@ import (
 
 // buildPrompt assembles the thread's system prompt. The main thread's is
 // tack's (or the options' replacement, or its agent's prompt) with the
-// environment and the auto memory; a subagent's is its definition's prompt
+// environment, the auto memory and the git status; a subagent's is its definition's prompt
 // with the environment. A resumed session re-sends the system prompt and
 // tools of its earlier requests byte for byte, so the prompt cache still
 // holds.
-func (t *thread) buildPrompt(context.Context) error {
+func (t *thread) buildPrompt(ctx context.Context) error {
 	s, def := t.s, t.spec.def
 	penv := prompt.DetectEnv(t.cwd, time.Now(), s.getenv)
 	penv.Model = t.model.ID
@@ -23,6 +23,11 @@ func (t *thread) buildPrompt(context.Context) error {
 	}
 	penv.ExtraDirs = t.checker.Dirs()
 	popts := prompt.Options{Append: s.cfg.AppendSystemPrompt, Env: penv, AutoMemory: t.autoMemory}
+	if penv.IsGitRepo && (s.resumed == nil || s.resumed.prefix == nil) {
+		// Taken once: the prompt, and so the cached prefix, stays the
+		// same for the whole session.
+		popts.GitStatus = prompt.GitStatus(ctx, t.cwd)
+	}
 	switch {
 	case s.cfg.SystemPrompt != nil:
 		popts.Replace, popts.ReplaceSet = *s.cfg.SystemPrompt, true

@@ -30,7 +30,7 @@ func (m *Model) disarmIdle() { m.idleSeq++ }
 // idle fires the Notification hooks when the wait ended untouched, with
 // nothing running; what they ask to show is shown.
 func (m *Model) idle(msg idleMsg) tea.Cmd {
-	if msg.seq != m.idleSeq || m.busy() || m.dialog != nil {
+	if msg.seq != m.idleSeq || m.busy() || m.dialog != nil || m.question != nil {
 		return nil
 	}
 	m.idleSeq++ // once per wait

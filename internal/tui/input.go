@@ -31,6 +31,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.dialog != nil {
 		return m.dialogKey(k)
 	}
+	if m.question != nil {
+		return m.questionKey(k)
+	}
 	if m.picker != nil {
 		return m.pickerKey(k)
 	}
@@ -136,6 +139,9 @@ func (m *Model) ctrlC() tea.Cmd {
 	if m.dialog != nil {
 		m.answer(choiceDeny, "")
 		m.be.Interrupt()
+	}
+	if m.question != nil {
+		m.declineQuestions()
 	}
 	m.search = nil
 	m.input.Reset()

@@ -124,6 +124,9 @@ type Model struct {
 	lastContext int64
 	bashNotes   []string // `!` commands and their output, for the next prompt
 
+	// question shows AskUserQuestion's questions (questions.go).
+	question *questionDialog
+
 	dialog *permDialog
 	picker *sessionPicker
 	// prompts is the picker of earlier prompts (Esc Esc); lastEsc the time
@@ -290,6 +293,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmds = append(cmds, m.dialog.paste(msg.Content))
 			break
 		}
+		if m.question != nil {
+			cmds = append(cmds, m.question.paste(msg.Content))
+			break
+		}
 		cmds = append(cmds, m.paste(msg.Content))
 	case engineMsg:
 		m.seen(msg.msg)
@@ -300,10 +307,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case noticeMsg:
 		m.printNotice(msg.text)
 	case permRequestMsg:
+		if msg.req.tool == agent.AskUserQuestionTool {
+			m.openQuestions(msg.req)
+			break
+		}
 		m.openDialog(msg.req)
 	case permCancelMsg:
 		if m.dialog != nil && m.dialog.req == msg.req {
 			m.dialog = nil
+		}
+		if m.question != nil && m.question.req == msg.req {
+			m.question = nil
 		}
 	case tickMsg:
 		cmds = append(cmds, m.tick())

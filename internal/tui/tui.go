@@ -375,7 +375,7 @@ func (h *host) canUseTool(ctx context.Context, tool string, input json.RawMessag
 			// the run ends as an interrupt at this call (Claude Code's "No").
 			h.Interrupt()
 		}
-		return agent.PermissionResult{Allow: a.allow, Message: a.message}, nil
+		return agent.PermissionResult{Allow: a.allow, Message: a.message, UpdatedInput: a.input}, nil
 	case <-ctx.Done():
 		h.send(permCancelMsg{req: req})
 		return agent.PermissionResult{}, ctx.Err()
@@ -410,6 +410,8 @@ type permAnswer struct {
 	// interrupt ends the run with the denial: the user said no and gave
 	// no message for the model to act on.
 	interrupt bool
+	// input, when set, replaces the call's input (AskUserQuestion's answers).
+	input json.RawMessage
 }
 
 // sizeFilter keeps from the renderer the window size messages that do not

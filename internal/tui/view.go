@@ -71,6 +71,8 @@ func (m *Model) render() string {
 	switch {
 	case m.dialog != nil:
 		parts = append(parts, m.renderDialog())
+	case m.question != nil:
+		parts = append(parts, m.renderQuestions())
 	case m.picker != nil:
 		parts = append(parts, m.renderPicker())
 	case m.prompts != nil:

@@ -31,6 +31,10 @@
 //              manifest the SDK sends with initialize
 //   sdk-mcp-handshake  the same, without manifests: the MCP handshake runs
 //              over mcp_message
+//   ask        canUseTool answers AskUserQuestion, as the Agent SDK documents:
+//              allow, with updatedInput.answers keyed by question text (the
+//              first option of each question; multi-select ones get all
+//              their labels, comma-separated)
 import { query, createSdkMcpServer, tool } from "@anthropic-ai/claude-agent-sdk";
 import { z } from "zod";
 
@@ -63,6 +67,21 @@ function options() {
         canUseTool: async (toolName, input, { toolUseID }) => {
           permissionCalls.push({ toolName, input, toolUseID });
           return { behavior: "allow", updatedInput: input };
+        },
+      };
+    case "ask":
+      return {
+        ...base,
+        canUseTool: async (toolName, input, { toolUseID }) => {
+          permissionCalls.push({ toolName, input, toolUseID });
+          if (toolName !== "AskUserQuestion") {
+            return { behavior: "deny", message: "the test only answers questions" };
+          }
+          const answers = {};
+          for (const q of input.questions) {
+            answers[q.question] = q.multiSelect ? q.options.map((o) => o.label).join(", ") : q.options[0].label;
+          }
+          return { behavior: "allow", updatedInput: { ...input, answers } };
         },
       };
     case "deny-hook":

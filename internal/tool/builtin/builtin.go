@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tackcode/tack/internal/tool"
+	"github.com/tackcode/tack/internal/tool/ask"
 	"github.com/tackcode/tack/internal/tool/bash"
 	"github.com/tackcode/tack/internal/tool/fs"
 	"github.com/tackcode/tack/internal/tool/plan"
@@ -18,7 +19,7 @@ import (
 
 // All returns every built-in tool.
 func All() []tool.Tool {
-	return slices.Concat(bash.Tools(), tasks.Background(), fs.Tools(), plan.Tools(), search.Tools(), tasks.Tools(), web.Tools())
+	return slices.Concat(ask.Tools(), bash.Tools(), tasks.Background(), fs.Tools(), plan.Tools(), search.Tools(), tasks.Tools(), web.Tools())
 }
 
 // Select returns the tools named (as --tools gives them): nil means the

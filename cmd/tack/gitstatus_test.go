@@ -1,0 +1,75 @@
+package main
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/llm/llmtest"
+)
+
+// TestGitStatusInTheSystemPrompt: in a repository, the first request's
+// system prompt carries the branch, the main branch, the short status and
+// the recent commits; the second request sends the same system prompt and
+// tools byte for byte (the snapshot is not taken again), so the cached
+// prefix holds.
+func TestGitStatusInTheSystemPrompt(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	e := newEnv(t,
+		llmtest.Turn{Content: []llm.Block{llmtest.ToolUse("Bash", map[string]any{"command": "git add -A && git -c user.name=t -c user.email=t@example.com commit -qm 'second commit'"})}},
+		llmtest.Turn{Content: []llm.Block{llmtest.Text("committed")}})
+	e.write("a.txt", "one\n")
+	gitRepo(t, e.dir)
+	e.write("b.txt", "b\n")
+	for _, args := range [][]string{{"add", "b.txt"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "add b.txt"}, {"checkout", "-qb", "feature/x"}} {
+		if out, err := exec.Command("git", append([]string{"-C", e.dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	e.write("a.txt", "two\n")
+	e.write("new.txt", "new\n")
+	if _, errOut := e.run("-p", "commit it", "--dangerously-skip-permissions"); e.status != 0 {
+		t.Fatalf("exit %d: %s", e.status, errOut)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	sys := reqs[0].SystemText()
+	for _, want := range []string{"Current branch: feature/x", "Main branch (what pull requests usually target): main", " M a.txt", "?? new.txt", "add b.txt", "init"} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("the system prompt lacks %q:\n%s", want, sys)
+		}
+	}
+	// The commit made during the turn is not in the second request: the
+	// prompt is the one of the start, byte for byte.
+	first, _ := json.Marshal(reqs[0].System)
+	second, _ := json.Marshal(reqs[1].System)
+	if string(first) != string(second) {
+		t.Errorf("the system prompt changed between requests:\n%s\n---\n%s", first, second)
+	}
+	t1, _ := json.Marshal(reqs[0].Tools)
+	t2, _ := json.Marshal(reqs[1].Tools)
+	if string(t1) != string(t2) {
+		t.Error("the tools changed between requests")
+	}
+	if log, _ := exec.Command("git", "-C", e.dir, "log", "--oneline", "-n", "1").Output(); !strings.Contains(string(log), "second commit") {
+		t.Fatalf("the turn's commit did not happen: %s", log)
+	}
+}
+
+// TestNoGitStatusOutsideARepository: outside a repository the system
+// prompt has no git section.
+func TestNoGitStatusOutsideARepository(t *testing.T) {
+	e := newEnv(t, llmtest.Turn{Content: []llm.Block{llmtest.Text("ok")}})
+	if _, errOut := e.run("-p", "hi"); e.status != 0 {
+		t.Fatalf("exit %d: %s", e.status, errOut)
+	}
+	if sys := e.srv.Requests()[0].SystemText(); strings.Contains(sys, "Current branch:") {
+		t.Errorf("a git section outside a repository:\n%s", sys)
+	}
+}
