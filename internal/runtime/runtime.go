@@ -244,12 +244,16 @@ type Session struct {
 	cancel context.CancelFunc
 
 	// Shared by the main thread and every subagent.
-	cwd          string
-	sessionID    string
-	getenv       func(string) string
-	procEnv      []string
-	projectDir   string // "" when the session is not persisted
-	resumed      *resumed
+	cwd        string
+	sessionID  string
+	getenv     func(string) string
+	procEnv    []string
+	projectDir string // "" when the session is not persisted
+	resumed    *resumed
+	// askedModel is the model this launch asks for, before a resume fills
+	// in the recorded one: a recorded model availableModels now blocks
+	// gives way to the default, a model asked for now is refused.
+	askedModel   string
 	costBase     float64 // what the session spent before this process resumed it
 	settings     *config.Merged
 	trust        workspaceTrust
