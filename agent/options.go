@@ -211,6 +211,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Entrypoint is recorded in transcripts ("cli", "sdk-go"…); "" means "sdk-go".
 	Entrypoint string
+	// WithoutCredentials lets the session start when no API key or token
+	// is set, for a session that makes no request, as tack --init-only:
+	// a request it makes (a prompt, a prompt hook) fails with
+	// ErrNoCredentials.
+	WithoutCredentials bool
 
 	// Setup runs the Setup hooks with this trigger as the session starts,
 	// before its SessionStart hooks, as tack's --init and --init-only
@@ -347,7 +352,7 @@ func (o Options) config() (runtime.Config, error) {
 		OnElicitation: elicit(o.OnElicitation), OnMCPProgress: progress(o.OnMCPProgress),
 		Notify: o.Notify, Logger: o.Logger, IncludePartialMessages: o.IncludePartialMessages,
 		NoSessionPersistence: o.NoSessionPersistence, Env: o.Env, HTTPClient: o.HTTPClient,
-		Entrypoint: o.Entrypoint, Setup: string(o.Setup), Restart: string(o.Restart),
+		Entrypoint: o.Entrypoint, Setup: string(o.Setup), Restart: string(o.Restart), WithoutCredentials: o.WithoutCredentials,
 	}
 	return cfg, nil
 }

@@ -17,8 +17,14 @@ var ErrNoCredentials = errors.New("no API key: set ANTHROPIC_API_KEY (or ANTHROP
 // catalogue and the small model that tools, hooks and MCP sampling use.
 func (s *Session) connectProvider(context.Context) error {
 	apiCfg := anthropic.ConfigFromEnv(s.getenv)
-	if !apiCfg.HasCredentials() {
+	s.catalog = llm.Catalogue()
+	if !apiCfg.HasCredentials() && !s.cfg.WithoutCredentials {
 		return ErrNoCredentials
+	}
+	if !apiCfg.HasCredentials() {
+		s.provider = noCredentials{}
+		s.small = s.catalog.Resolve(s.catalog.Small, s.getenv).ID
+		return nil
 	}
 	apiCfg.HTTPClient = s.cfg.HTTPClient
 	apiCfg.UserAgent = "tack/" + version.Version
@@ -27,7 +33,6 @@ func (s *Session) connectProvider(context.Context) error {
 	if apiCfg.APIKey == "" {
 		s.apiKeySource = "ANTHROPIC_AUTH_TOKEN"
 	}
-	s.catalog = llm.Catalogue()
 	s.small = s.getenv("ANTHROPIC_SMALL_FAST_MODEL")
 	if s.small == "" {
 		s.small = s.catalog.Resolve(s.catalog.Small, s.getenv).ID
@@ -42,4 +47,12 @@ func cacheTTL(getenv func(string) string) string {
 		return "1h"
 	}
 	return ""
+}
+
+// noCredentials is the provider of a session started without credentials
+// (Config.WithoutCredentials): every request fails as the start would have.
+type noCredentials struct{}
+
+func (noCredentials) Stream(context.Context, *llm.Request, llm.Observer) (*llm.Response, error) {
+	return nil, ErrNoCredentials
 }

@@ -105,6 +105,10 @@ type Config struct {
 	HTTPClient             *http.Client
 	// Entrypoint is recorded in transcripts; "" means "sdk-go".
 	Entrypoint string
+	// WithoutCredentials starts the session when no credentials are set,
+	// for a session that makes no request (--init-only); a request it
+	// makes fails with ErrNoCredentials.
+	WithoutCredentials bool
 }
 
 // The triggers of Config.Setup, as Setup hooks are told.
