@@ -160,6 +160,7 @@ func newModel(cfg modelConfig) *Model {
 	m.md = newMarkdown()
 	m.input = newInput()
 	m.history = loadHistory(cfg.historyPath)
+	m.history.inMemory = truthy(cfg.getenv(skipHistoryEnv))
 	info := m.be.Info()
 	m.sessionID, m.modelID, m.mode = info.SessionID, info.Model, info.PermissionMode
 	if m.mode == "" {

@@ -827,3 +827,37 @@ func TestHooksCommandListsTheSessionsHooks(t *testing.T) {
 		t.Errorf("/hooks shows more than one line per hook or repeats the event:\n%s", got)
 	}
 }
+
+// TestSkipPromptHistory: with CLAUDE_CODE_SKIP_PROMPT_HISTORY set, the
+// prompts typed are not written to the history file (the history already
+// there is still browsed, and this session's prompts too).
+func TestSkipPromptHistory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "proj", "prompt-history.jsonl")
+	h := newHarness(t, func(c *modelConfig) { c.historyPath = path })
+	h.typeText("kept prompt")
+	h.enter()
+	skip := func(c *modelConfig) {
+		c.historyPath = path
+		c.getenv = func(k string) string {
+			if k == "CLAUDE_CODE_SKIP_PROMPT_HISTORY" {
+				return "1"
+			}
+			return ""
+		}
+	}
+	h2 := newHarness(t, skip)
+	h2.typeText("secret prompt")
+	h2.enter()
+	h2.press(tea.KeyUp)
+	h2.press(tea.KeyUp)
+	if h2.m.input.Value() != "kept prompt" {
+		t.Errorf("↑↑ gives %q", h2.m.input.Value())
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "secret prompt") || !strings.Contains(string(data), "kept prompt") {
+		t.Errorf("history file:\n%s", data)
+	}
+}
