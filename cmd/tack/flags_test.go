@@ -5,12 +5,15 @@ package main
 // --resume without a value, --debug, CLAUDE_CODE_SKIP_PROMPT_HISTORY.
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tackcode/tack/internal/hook"
 	"github.com/tackcode/tack/internal/hook/hooktest"
+	"github.com/tackcode/tack/internal/llm/llmtest"
 )
 
 // TestInitOnlyNeedsNoKey: --init-only makes no request, so it runs its
@@ -29,5 +32,119 @@ func TestInitOnlyNeedsNoKey(t *testing.T) {
 	}
 	if _, errOut := e.run("-p", "hi"); e.status != 1 || !strings.Contains(errOut, "no API key") {
 		t.Errorf("print mode without a key: exit %d: %s", e.status, errOut)
+	}
+}
+
+// canaries puts one canary in each place a session reads from files: the
+// project's and the user's CLAUDE.md, a settings hook, a project skill, an
+// enabled plugin's skill and a user MCP server. present reports which
+// canaries the session that made req met.
+type canaries struct {
+	e                     *env
+	hookMarker, mcpMarker string
+}
+
+func newCanaries(e *env) *canaries {
+	c := &canaries{e: e, hookMarker: filepath.Join(e.t.TempDir(), "hook-ran"), mcpMarker: filepath.Join(e.t.TempDir(), "mcp-started")}
+	e.write("CLAUDE.md", "CANARY-PROJECT-MEMORY")
+	e.writeHome(".claude/CLAUDE.md", "CANARY-USER-MEMORY")
+	e.settings("settings.json", `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch `+c.hookMarker+`"}]}]}}`)
+	e.write(".claude/skills/canary/SKILL.md", "---\nname: canary\ndescription: CANARY-PROJECT-SKILL\n---\nbody\n")
+	plugin := filepath.Join(e.t.TempDir(), "canary-plugin")
+	e.writeAbs(filepath.Join(plugin, ".claude-plugin", "plugin.json"), `{"name": "canary-plugin", "version": "1.0.0"}`)
+	e.writeAbs(filepath.Join(plugin, "skills", "plug", "SKILL.md"), "---\nname: plug\ndescription: CANARY-PLUGIN-SKILL\n---\nbody\n")
+	e.writeHome(".claude/plugins/installed_plugins.json", `{"version": 2, "plugins": {"canary-plugin@local": [{"scope": "user", "installPath": "`+plugin+`", "version": "1.0.0"}]}}`)
+	e.writeHome(".claude/settings.json", `{"enabledPlugins": {"canary-plugin@local": true}}`)
+	e.writeHome(".claude/.claude.json", `{"mcpServers": {"canary": {"command": "sh", "args": ["-c", "touch `+c.mcpMarker+`"]}}}`)
+	return c
+}
+
+// present lists the canaries the session met: in the request the model
+// got, or by the marker files left.
+func (c *canaries) present(req llmtest.Request) []string {
+	var out []string
+	for _, s := range []string{"CANARY-PROJECT-MEMORY", "CANARY-USER-MEMORY", "CANARY-PROJECT-SKILL", "CANARY-PLUGIN-SKILL"} {
+		if strings.Contains(string(req.Body), s) {
+			out = append(out, s)
+		}
+	}
+	for name, p := range map[string]string{"hook": c.hookMarker, "mcp": c.mcpMarker} {
+		if _, err := os.Stat(p); err == nil {
+			out = append(out, name)
+			os.Remove(p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestBareLeavesFilesOut: --bare reads no CLAUDE.md, runs no settings
+// hook, loads no skill, plugin or MCP server from files; --mcp-config
+// still starts its servers.
+func TestBareLeavesFilesOut(t *testing.T) {
+	e := newEnv(t, llmtest.Reply(llmtest.Text("a")), llmtest.Reply(llmtest.Text("b")))
+	c := newCanaries(e)
+	all := []string{"CANARY-PLUGIN-SKILL", "CANARY-PROJECT-MEMORY", "CANARY-PROJECT-SKILL", "CANARY-USER-MEMORY", "hook", "mcp"}
+	if _, errOut := e.run("-p", "hi"); e.status != 0 {
+		t.Fatalf("exit %d: %s", e.status, errOut)
+	}
+	if got := c.present(e.srv.Requests()[0]); !slices.Equal(got, all) {
+		t.Fatalf("without --bare the session met %v, want every canary %v", got, all)
+	}
+	flagMarker := filepath.Join(t.TempDir(), "flag-server")
+	cfg := `{"mcpServers": {"given": {"command": "sh", "args": ["-c", "touch ` + flagMarker + `"]}}}`
+	if _, errOut := e.run("-p", "hi", "--bare", "--mcp-config", cfg); e.status != 0 {
+		t.Fatalf("exit %d: %s", e.status, errOut)
+	}
+	if got := c.present(e.srv.Requests()[1]); len(got) != 0 {
+		t.Errorf("--bare met %v", got)
+	}
+	if _, err := os.Stat(flagMarker); err != nil {
+		t.Errorf("--bare did not start the server of --mcp-config: %v", err)
+	}
+}
+
+// TestNoSettingSourcesLoadNoMemory: --setting-sources "" (the SDK's
+// settingSources: []) reads no CLAUDE.md, and "user" reads the user's
+// but not the project's, as the Agent SDK documents.
+func TestNoSettingSourcesLoadNoMemory(t *testing.T) {
+	e := newEnv(t, llmtest.Reply(llmtest.Text("a")), llmtest.Reply(llmtest.Text("b")), llmtest.Reply(llmtest.Text("c")))
+	e.write("CLAUDE.md", "CANARY-PROJECT-MEMORY")
+	e.writeHome(".claude/CLAUDE.md", "CANARY-USER-MEMORY")
+	for i, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, []string{"CANARY-PROJECT-MEMORY", "CANARY-USER-MEMORY"}},
+		{[]string{"--setting-sources", ""}, nil},
+		{[]string{"--setting-sources", "user"}, []string{"CANARY-USER-MEMORY"}},
+	} {
+		if _, errOut := e.run(append([]string{"-p", "hi"}, tc.args...)...); e.status != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, e.status, errOut)
+		}
+		var got []string
+		for _, s := range []string{"CANARY-PROJECT-MEMORY", "CANARY-USER-MEMORY"} {
+			if strings.Contains(string(e.srv.Requests()[i].Body), s) {
+				got = append(got, s)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%v: the request carried %v, want %v", tc.args, got, tc.want)
+		}
+	}
+}
+
+func (e *env) writeHome(name, content string) {
+	e.t.Helper()
+	e.writeAbs(filepath.Join(e.home, name), content)
+}
+
+func (e *env) writeAbs(p, content string) {
+	e.t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
 	}
 }

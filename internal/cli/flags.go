@@ -48,6 +48,7 @@ type printFlags struct {
 	agentsJSON           string
 	pluginDirs           []string
 	jsonSchema           string
+	bare                 bool
 	// init, initOnly and maintenance run the Setup hooks (setup.go).
 	init, initOnly, maintenance bool
 	// ignored are flags of Claude Code's that tack accepts and does not
@@ -97,6 +98,7 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.agentsJSON, "agents", "", `more subagents, as JSON: {"name": {"description": "...", "prompt": "...", "tools": [...]}}`)
 	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "load a plugin from this folder (recorded with the session)")
 	fl.StringVar(&f.jsonSchema, "json-schema", "", "a JSON Schema (an object) the final answer must match; it comes back as structured_output in the result")
+	fl.BoolVar(&f.bare, "bare", false, "minimal session: no CLAUDE.md, hooks, plugins, skills or MCP servers from files (flags still apply)")
 	fl.BoolVar(&f.init, "init", false, "run the Setup hooks (trigger init) as the session starts")
 	fl.BoolVar(&f.initOnly, "init-only", false, "run the Setup hooks (trigger init) and the SessionStart hooks, then exit")
 	fl.BoolVar(&f.maintenance, "maintenance", false, "run the Setup hooks (trigger maintenance) as the session starts")
@@ -133,6 +135,7 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 		Agent:                  f.agentName,
 		AgentsJSON:             f.agentsJSON,
 		Betas:                  f.betas,
+		Bare:                   f.bare,
 	}
 	// Lists stay nil when the flag is absent, so that a resume restores
 	// the recorded ones.

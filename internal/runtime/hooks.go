@@ -117,6 +117,9 @@ func (s *Session) fileHooks() hook.Config { return s.hooksUnder(s.currentSetting
 // hooksUnder are the session's hooks under settings.
 func (s *Session) hooksUnder(settings *config.Merged) hook.Config {
 	cfg := settingsHooks(settings)
+	if s.cfg.Bare {
+		cfg = hook.Config{}
+	}
 	for _, more := range []hook.Config{s.cfg.Hooks, s.ext.Hooks()} {
 		for ev, ms := range more {
 			cfg[ev] = append(cfg[ev], ms...)

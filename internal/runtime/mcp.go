@@ -122,7 +122,7 @@ func (s *Session) mcpServers(t *thread) (*mcpconfig.Set, error) {
 		Files:     files,
 		LookupEnv: func(k string) (string, bool) { v := s.getenv(k); return v, v != "" || os.Getenv(k) != "" },
 		MCPConfig: mcpConfig,
-		Strict:    s.cfg.StrictMCPConfig,
+		Strict:    s.cfg.StrictMCPConfig || s.cfg.Bare,
 		Sources:   s.trust.mcpScopes(),
 		Settings: mcpconfig.ApprovalSettings{
 			EnableAllProjectMcpServers: settings.EnableAllProjectMcpServers != nil && *settings.EnableAllProjectMcpServers,

@@ -105,6 +105,11 @@ type Config struct {
 	HTTPClient             *http.Client
 	// Entrypoint is recorded in transcripts; "" means "sdk-go".
 	Entrypoint string
+	// Bare starts a minimal session (--bare): no memory (CLAUDE.md, auto
+	// memory) but the administrator's, no hooks from settings files, no
+	// skills, commands or agents from folders, no plugins but PluginDirs',
+	// no MCP servers from files but MCPConfig's. Not recorded.
+	Bare bool
 	// WithoutCredentials starts the session when no credentials are set,
 	// for a session that makes no request (--init-only); a request it
 	// makes fails with ErrNoCredentials.

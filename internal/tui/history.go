@@ -23,8 +23,8 @@ type history struct {
 	// nothing (CLAUDE_CODE_SKIP_PROMPT_HISTORY).
 	inMemory bool
 	entries  []string
-	pos     int    // len(entries) when not browsing
-	draft   string // what was typed before browsing began
+	pos      int    // len(entries) when not browsing
+	draft    string // what was typed before browsing began
 }
 
 type historyRecord struct {
