@@ -148,3 +148,29 @@ func (e *env) writeAbs(p, content string) {
 		e.t.Fatal(err)
 	}
 }
+
+// TestResumeWithoutValue: in print mode -r without a value lists the
+// sessions of the directory and exits 0; -r NAME, -r ID and --resume=ID
+// still resume, and the word after -r is its value, as in Claude Code.
+func TestResumeWithoutValue(t *testing.T) {
+	e := newEnv(t, llmtest.Reply(llmtest.Text("one")), llmtest.Reply(llmtest.Text("two")), llmtest.Reply(llmtest.Text("three")), llmtest.Reply(llmtest.Text("four")))
+	_, id := e.sessionRun("-p", "first question", "-n", "my-work")
+	for _, args := range [][]string{{"-p", "-r"}, {"-r", "-p"}, {"-p", "--resume"}} {
+		out, errOut := e.run(args...)
+		if e.status != 0 || !strings.Contains(out, id) || !strings.Contains(out, "my-work") || !strings.Contains(out, "first question") {
+			t.Errorf("%v: exit %d: %s %s", args, e.status, out, errOut)
+		}
+	}
+	if n := len(e.srv.Requests()); n != 1 {
+		t.Fatalf("listing made requests: %d", n)
+	}
+	for _, args := range [][]string{{"-p", "-r", "my-work", "again"}, {"-p", "-r", id, "again"}, {"-p", "--resume=" + id, "again"}} {
+		if _, got := e.sessionRun(args...); got != id {
+			t.Errorf("%v resumed %s, want %s", args, got, id)
+		}
+	}
+	_, errOut := e.run("-p", "-r", "fix the bug")
+	if e.status != 1 || !strings.Contains(errOut, `no session "fix the bug"`) {
+		t.Errorf("-r PROMPT: exit %d: %s", e.status, errOut)
+	}
+}

@@ -88,7 +88,8 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.permissionPromptTool, "permission-prompt-tool", "", "a tool that approves calls needing approval")
 	fl.BoolVar(&f.includeHookEvents, "include-hook-events", false, "stream-json: include hook_started / hook_response messages")
 	fl.BoolVarP(&f.continueSession, "continue", "c", false, "continue the most recent session in this directory")
-	fl.StringVarP(&f.resume, "resume", "r", "", "resume a session by id or name")
+	fl.StringVarP(&f.resume, "resume", "r", "", "resume a session by `id-or-name`; without one, pick it from a list (in -p mode: list them)")
+	fl.Lookup("resume").NoOptDefVal = pickSession
 	fl.BoolVar(&f.forkSession, "fork-session", false, "with --resume/--continue: continue under a new session id")
 	fl.StringVar(&f.resumeSessionAt, "resume-session-at", "", "with --resume: resume from this message uuid")
 	fl.StringVarP(&f.name, "name", "n", "", "name the session (so --resume NAME finds it)")
@@ -127,7 +128,7 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 		PermissionPromptTool:   f.permissionPromptTool,
 		IncludeHookEvents:      f.includeHookEvents,
 		Continue:               f.continueSession,
-		Resume:                 f.resume,
+		Resume:                 strings.TrimSpace(f.resume),
 		ForkSession:            f.forkSession,
 		ResumeSessionAt:        f.resumeSessionAt,
 		Name:                   f.name,

@@ -27,7 +27,8 @@ func runTUI(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error {
 	if len(args) > 0 {
 		prompt = args[0]
 	}
-	err = tui.Run(cmd.Context(), tui.Config{Options: opts, Prompt: prompt, In: stdio.In, Out: stdio.Out, Getenv: stdio.Getenv})
+	err = tui.Run(cmd.Context(), tui.Config{Options: opts, Prompt: prompt, In: stdio.In, Out: stdio.Out, Getenv: stdio.Getenv,
+		PickSession: f.resume == pickSession})
 	if errors.Is(err, agent.ErrNoCredentials) {
 		fmt.Fprintf(stdio.Err, "tack: %v\n", agent.ErrNoCredentials)
 		return &cmdio.ExitError{Code: 1}

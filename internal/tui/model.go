@@ -55,6 +55,7 @@ type modelConfig struct {
 	getenv      func(string) string
 	historyPath string // "" keeps no history on disk
 	prompt      string // sent once the program starts
+	pickSession bool   // open the session picker once the program starts
 	resumed     bool   // the session continues a saved one: show its end
 	now         func() time.Time
 	// printHook, when set, sees every text printed to the scrollback (tests).
@@ -213,6 +214,9 @@ func newInput() textarea.Model {
 // Init sends the first prompt, if any, and starts the status line.
 func (m *Model) Init() tea.Cmd {
 	var cmds []tea.Cmd
+	if m.cfg.pickSession {
+		cmds = append(cmds, m.cmdResume(""))
+	}
 	if p := strings.TrimSpace(m.cfg.prompt); p != "" {
 		cmds = append(cmds, m.submit(p))
 	}

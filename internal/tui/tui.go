@@ -67,6 +67,9 @@ type Config struct {
 	Options agent.Options
 	// Prompt, when not empty, is sent as soon as the UI is up.
 	Prompt string
+	// PickSession opens the session picker of /resume as the UI starts
+	// (tack -r without a value).
+	PickSession bool
 	// In and Out are the terminal; nil means the process's.
 	In  io.Reader
 	Out io.Writer
@@ -147,6 +150,7 @@ func Run(ctx context.Context, cfg Config) error {
 		getenv:      cfg.Getenv,
 		historyPath: filepath.Join(sessions, "prompt-history.jsonl"),
 		prompt:      cfg.Prompt,
+		pickSession: cfg.PickSession,
 		resumed:     opts.Continue || opts.Resume != "",
 		commandDocs: func() map[string]commandDoc { return commandDocsOf(h.Info()) },
 	})
