@@ -174,3 +174,61 @@ func TestResumeWithoutValue(t *testing.T) {
 		t.Errorf("-r PROMPT: exit %d: %s", e.status, errOut)
 	}
 }
+
+// TestDebugLog: --debug writes to stderr in print mode a line for each API
+// request (status, time), each hook (exit code, time), each MCP server
+// (start, connect) and each permission decision (with its rule), never
+// the key; categories filter, "!x" excludes; --debug-file writes a file.
+func TestDebugLog(t *testing.T) {
+	e := newEnv(t)
+	e.extra = []string{"ANTHROPIC_API_KEY=sk-secret-canary"}
+	e.settings("settings.json", `{"permissions": {"allow": ["Bash(echo *)"]}, "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "exit 0"}]}]}}`)
+	mcpCfg := `{"mcpServers": {"self": {"command": "` + tackBin + `", "args": ["mcp", "serve"]}}}`
+	turns := func() {
+		e.srv.Append(llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "echo hi"})), llmtest.Reply(llmtest.Text("done")))
+	}
+	turns()
+	_, errOut := e.run("-p", "go", "--debug", "--mcp-config", mcpCfg)
+	if e.status != 0 {
+		t.Fatalf("exit %d: %s", e.status, errOut)
+	}
+	for _, want := range []string{
+		"[DEBUG] [api] API response method=POST url=" + e.srv.URL() + "/v1/messages status=200 after=",
+		"[DEBUG] [hooks] hook ended event=PreToolUse hook=PreToolUse:Bash",
+		"outcome=success exit_code=0 took=",
+		"[DEBUG] [mcp] MCP server starting server=self transport=stdio",
+		"[DEBUG] [mcp] MCP server connected server=self",
+		"[DEBUG] [permissions] permission check tool=Bash",
+		`verdict=allow rule="Bash(echo *) (`,
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("the debug log lacks %q:\n%s", want, errOut)
+		}
+	}
+	if strings.Contains(errOut, "sk-secret-canary") {
+		t.Error("the debug log shows the API key")
+	}
+
+	turns()
+	_, errOut = e.run("-p", "go", "--debug", "api,hooks")
+	if !strings.Contains(errOut, "[api]") || !strings.Contains(errOut, "[hooks]") || strings.Contains(errOut, "[permissions]") {
+		t.Errorf("--debug api,hooks:\n%s", errOut)
+	}
+	turns()
+	_, errOut = e.run("-p", "go", "--debug=!api,!statsig")
+	if strings.Contains(errOut, "[api]") || !strings.Contains(errOut, "[permissions]") || strings.Contains(errOut, "unknown categor") {
+		t.Errorf("--debug=!api,!statsig:\n%s", errOut)
+	}
+
+	turns()
+	file := filepath.Join(t.TempDir(), "debug.txt")
+	_, errOut = e.run("-p", "go", "--debug-file", file)
+	data, err := os.ReadFile(file)
+	if err != nil || !strings.Contains(string(data), "[DEBUG] [api] API response") || strings.Contains(errOut, "[DEBUG]") {
+		t.Errorf("--debug-file: %v\nfile:\n%s\nstderr:\n%s", err, data, errOut)
+	}
+	turns()
+	if _, errOut = e.run("-p", "go"); strings.Contains(errOut, "[DEBUG]") {
+		t.Errorf("a debug log without --debug:\n%s", errOut)
+	}
+}

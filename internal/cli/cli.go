@@ -86,6 +86,13 @@ The prompt is the argument, standard input, or both (input first).`,
 				fmt.Fprintf(stdio.Out, "%s (tack)\n", version.Version)
 				return nil
 			}
+			ui := !f.print && f.inputFormat != "stream-json" && !f.initOnly
+			logger, closeLog, err := f.debugLog(cmd, stdio, ui)
+			if err != nil {
+				return err
+			}
+			defer closeLog()
+			f.logger = logger
 			if f.initOnly {
 				return runInitOnly(cmd, stdio, f, args)
 			}

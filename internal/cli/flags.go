@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"log/slog"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -49,6 +50,9 @@ type printFlags struct {
 	pluginDirs           []string
 	jsonSchema           string
 	bare                 bool
+	debug, debugFile     string
+	// logger is the debug log the run opened (debuglog.go); nil for none.
+	logger *slog.Logger
 	// init, initOnly and maintenance run the Setup hooks (setup.go).
 	init, initOnly, maintenance bool
 	// ignored are flags of Claude Code's that tack accepts and does not
@@ -99,6 +103,9 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.agentsJSON, "agents", "", `more subagents, as JSON: {"name": {"description": "...", "prompt": "...", "tools": [...]}}`)
 	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "load a plugin from this folder (recorded with the session)")
 	fl.StringVar(&f.jsonSchema, "json-schema", "", "a JSON Schema (an object) the final answer must match; it comes back as structured_output in the result")
+	fl.StringVarP(&f.debug, "debug", "d", "", "debug log of API requests, hooks, MCP servers and permission decisions; optional `categories` (\"api,hooks\", \"!mcp\")")
+	fl.Lookup("debug").NoOptDefVal = debugAll
+	fl.StringVar(&f.debugFile, "debug-file", "", "write the debug log to this file (implies --debug)")
 	fl.BoolVar(&f.bare, "bare", false, "minimal session: no CLAUDE.md, hooks, plugins, skills or MCP servers from files (flags still apply)")
 	fl.BoolVar(&f.init, "init", false, "run the Setup hooks (trigger init) as the session starts")
 	fl.BoolVar(&f.initOnly, "init-only", false, "run the Setup hooks (trigger init) and the SessionStart hooks, then exit")
@@ -137,6 +144,7 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 		AgentsJSON:             f.agentsJSON,
 		Betas:                  f.betas,
 		Bare:                   f.bare,
+		Logger:                 f.logger,
 	}
 	// Lists stay nil when the flag is absent, so that a resume restores
 	// the recorded ones.

@@ -11,10 +11,18 @@ import (
 // sessions. A blank name resumes nothing, so it cannot stand for one.
 const pickSession = " "
 
-// optionalValueFlags take a value that may be left out, as Claude Code's
-// `-r, --resume [value]` and `-d, --debug [filter]` do: the word after the
-// flag is its value unless it looks like a flag.
-var optionalValueFlags = map[string]string{"-r": "--resume", "--resume": "--resume", "-d": "--debug", "--debug": "--debug"}
+// optionalValueFlag is the long name of a flag whose value may be left
+// out, as Claude Code's `-r, --resume [value]` and `-d, --debug [filter]`
+// are: the word after the flag is its value unless it looks like a flag.
+func optionalValueFlag(arg string) (string, bool) {
+	switch arg {
+	case "-r", "--resume":
+		return "--resume", true
+	case "-d", "--debug":
+		return "--debug", true
+	}
+	return "", false
+}
 
 // joinOptionalValues rewrites "--resume ID" as "--resume=ID" (and the same
 // for -r, --debug and -d), which pflag needs to tell a value from the
@@ -32,7 +40,7 @@ func joinOptionalValues(root *cobra.Command, args []string) []string {
 		if a == "--" {
 			return append(out, args[i:]...)
 		}
-		long, ok := optionalValueFlags[a]
+		long, ok := optionalValueFlag(a)
 		if ok && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
 			out = append(out, long+"="+args[i+1])
 			i++

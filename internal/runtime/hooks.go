@@ -101,6 +101,7 @@ func (s *Session) hookOptions(env *tool.Env) hook.Options {
 // to whoever asked for it (Config.HookStatus) while the handler runs.
 func (s *Session) observeHook(rec hook.Record) {
 	s.hookLog.Observe(rec)
+	s.hookTimes.log(s.debugLog("hooks"), rec)
 	if !s.cfg.HookStatus || rec.StatusMessage == "" {
 		return
 	}

@@ -161,6 +161,7 @@ func (s *Session) mcpOptions(t *thread, st *mcpState) mcp.Options {
 		},
 		Env: s.procEnv, Dir: s.cwd, Roots: t.checker.Dirs(), Limits: mcp.LimitsFromEnv(s.getenv),
 		ClientName: "tack",
+		Logger:     s.debugLog("mcp"),
 	}
 	elicitHooks{t}.install(&mopts)
 	if st.flow != nil {

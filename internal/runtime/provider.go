@@ -28,6 +28,7 @@ func (s *Session) connectProvider(context.Context) error {
 	}
 	apiCfg.HTTPClient = s.cfg.HTTPClient
 	apiCfg.UserAgent = "tack/" + version.Version
+	apiCfg.Logger = s.debugLog("api")
 	s.provider = anthropic.New(apiCfg)
 	s.apiKeySource = "ANTHROPIC_API_KEY"
 	if apiCfg.APIKey == "" {

@@ -262,7 +262,9 @@ type Session struct {
 	// askedModel is the model this launch asks for, before a resume fills
 	// in the recorded one: a recorded model availableModels now blocks
 	// gives way to the default, a model asked for now is refused.
-	askedModel   string
+	askedModel string
+	// hookTimes times hook handlers for the debug log.
+	hookTimes    hookTimer
 	costBase     float64 // what the session spent before this process resumed it
 	settings     *config.Merged
 	trust        workspaceTrust

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -37,6 +38,9 @@ type Config struct {
 	HTTPClient *http.Client
 	// UserAgent is appended to the SDK's user agent.
 	UserAgent string
+	// Logger, when set, gets a debug line for each HTTP request and each
+	// retry (never a header: they carry the key).
+	Logger *slog.Logger
 }
 
 // APIVersion is the anthropic-version header tack sends.
@@ -86,6 +90,7 @@ type Provider struct {
 	maxRetries int
 	// sleep waits between retries; replaced in tests that count delays.
 	sleep func(context.Context, time.Duration) error
+	log   *slog.Logger // nil: no debug log
 }
 
 // New returns a provider for cfg. It reads nothing from the environment.
@@ -121,6 +126,9 @@ func New(cfg Config) *Provider {
 	if cfg.UserAgent != "" {
 		opts = append(opts, option.WithHeader("User-Agent", cfg.UserAgent))
 	}
+	if cfg.Logger != nil {
+		opts = append(opts, option.WithMiddleware(logRequests(cfg.Logger)))
+	}
 	retries := cfg.MaxRetries
 	switch {
 	case retries == 0:
@@ -128,7 +136,7 @@ func New(cfg Config) *Provider {
 	case retries < 0:
 		retries = 0
 	}
-	return &Provider{client: sdk.NewClient(opts...), maxRetries: retries, sleep: sleepCtx}
+	return &Provider{client: sdk.NewClient(opts...), maxRetries: retries, sleep: sleepCtx, log: cfg.Logger}
 }
 
 // Stream sends req and returns the complete response, retrying transient
@@ -155,6 +163,9 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, obs llm.Observe
 			return nil, err
 		}
 		delay := backoff(attempt, after)
+		if p.log != nil {
+			p.log.Debug("API retry", "attempt", attempt+1, "max_retries", p.maxRetries, "wait", delay.Round(time.Millisecond), "status", status, "error", err)
+		}
 		if obs.Retry != nil {
 			obs.Retry(llm.Retry{Attempt: attempt + 1, MaxRetries: p.maxRetries, Delay: delay, Status: status, Err: err})
 		}
