@@ -31,14 +31,12 @@ func optionalValueFlag(arg string) (string, bool) {
 // session comes after its name. Subcommands, and everything after "--",
 // are left as they are.
 func joinOptionalValues(root *cobra.Command, args []string) []string {
-	if c, _, err := root.Find(args); err != nil || c != root {
-		return args
-	}
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
-			return append(out, args[i:]...)
+			out = append(out, args[i:]...)
+			break
 		}
 		long, ok := optionalValueFlag(a)
 		if ok && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
@@ -47,6 +45,11 @@ func joinOptionalValues(root *cobra.Command, args []string) []string {
 			continue
 		}
 		out = append(out, a)
+	}
+	// Joined first, so that a session named like a subcommand (-r mcp) is
+	// not taken for one; a subcommand's own words stay as they were.
+	if c, _, err := root.Find(out); err != nil || c != root {
+		return args
 	}
 	return out
 }

@@ -56,6 +56,7 @@ type modelConfig struct {
 	historyPath string // "" keeps no history on disk
 	prompt      string // sent once the program starts
 	pickSession bool   // open the session picker once the program starts
+	pickSearch  string // with pickSession: list only the sessions matching it
 	resumed     bool   // the session continues a saved one: show its end
 	now         func() time.Time
 	// printHook, when set, sees every text printed to the scrollback (tests).
@@ -215,7 +216,7 @@ func newInput() textarea.Model {
 func (m *Model) Init() tea.Cmd {
 	var cmds []tea.Cmd
 	if m.cfg.pickSession {
-		cmds = append(cmds, m.cmdResume(""))
+		m.openPicker(m.cfg.pickSearch)
 	}
 	if p := strings.TrimSpace(m.cfg.prompt); p != "" {
 		cmds = append(cmds, m.submit(p))

@@ -861,3 +861,38 @@ func TestSkipPromptHistory(t *testing.T) {
 		t.Errorf("history file:\n%s", data)
 	}
 }
+
+// TestPickerAtStart: tack -r opens the picker as the UI starts; with a
+// search term (tack -r WORD naming no session), only the sessions whose
+// name or prompts contain it are listed.
+func TestPickerAtStart(t *testing.T) {
+	saved := []agent.SessionInfo{
+		{ID: "11111111-2222-4333-8444-555555555555", Name: "parser-work", Summary: "parser-work", FirstPrompt: "refactor the parser", Messages: 2},
+		{ID: "21111111-2222-4333-8444-555555555555", Summary: "fix the flaky test", FirstPrompt: "fix the flaky test", Messages: 4},
+	}
+	pick := func(search string) func(*modelConfig) {
+		return func(c *modelConfig) {
+			c.backend.(*fakeBackend).sessions = saved
+			c.pickSession, c.pickSearch = true, search
+		}
+	}
+	h := newHarness(t, pick(""))
+	h.m.Init()
+	if v := h.view(); !strings.Contains(v, "Resume a conversation") || !strings.Contains(v, "parser-work") || !strings.Contains(v, "fix the flaky test") {
+		t.Fatalf("no picker of both sessions:\n%s", v)
+	}
+	h = newHarness(t, pick("FLAKY"))
+	h.m.Init()
+	if v := h.view(); !strings.Contains(v, "fix the flaky test") || strings.Contains(v, "parser-work") {
+		t.Errorf("the search did not filter:\n%s", v)
+	}
+	h.enter()
+	if len(h.be.resumed) != 1 || h.be.resumed[0] != saved[1].ID {
+		t.Errorf("resumed %q", h.be.resumed)
+	}
+	h = newHarness(t, pick("nothing like it"))
+	h.m.Init()
+	if h.m.picker != nil || !strings.Contains(h.allPrinted(), `No conversation of this directory matches "nothing like it"`) {
+		t.Errorf("printed %q", h.printed)
+	}
+}
