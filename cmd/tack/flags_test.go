@@ -108,7 +108,7 @@ func TestBareLeavesFilesOut(t *testing.T) {
 // settingSources: []) reads no CLAUDE.md, and "user" reads the user's
 // but not the project's, as the Agent SDK documents.
 func TestNoSettingSourcesLoadNoMemory(t *testing.T) {
-	e := newEnv(t, llmtest.Reply(llmtest.Text("a")), llmtest.Reply(llmtest.Text("b")), llmtest.Reply(llmtest.Text("c")))
+	e := newEnv(t, llmtest.Reply(llmtest.Text("a")), llmtest.Reply(llmtest.Text("b")), llmtest.Reply(llmtest.Text("c")), llmtest.Reply(llmtest.Text("d")))
 	e.write("CLAUDE.md", "CANARY-PROJECT-MEMORY")
 	e.writeHome(".claude/CLAUDE.md", "CANARY-USER-MEMORY")
 	for i, tc := range []struct {
@@ -117,6 +117,7 @@ func TestNoSettingSourcesLoadNoMemory(t *testing.T) {
 	}{
 		{nil, []string{"CANARY-PROJECT-MEMORY", "CANARY-USER-MEMORY"}},
 		{[]string{"--setting-sources", ""}, nil},
+		{[]string{"--setting-sources="}, nil}, // what the Agent SDK passes for settingSources: []
 		{[]string{"--setting-sources", "user"}, []string{"CANARY-USER-MEMORY"}},
 	} {
 		if _, errOut := e.run(append([]string{"-p", "hi"}, tc.args...)...); e.status != 0 {
