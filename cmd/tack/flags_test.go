@@ -13,6 +13,7 @@ import (
 
 	"github.com/tackcode/tack/internal/hook"
 	"github.com/tackcode/tack/internal/hook/hooktest"
+	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
 )
 
@@ -188,12 +189,15 @@ func TestDebugLog(t *testing.T) {
 	turns := func() {
 		e.srv.Append(llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "echo hi"})), llmtest.Reply(llmtest.Text("done")))
 	}
-	turns()
+	e.srv.Append(llmtest.Turn{Faults: []llmtest.Fault{{Status: 529, RetryAfter: "0"}},
+		Content: []llm.Block{llmtest.ToolUse("Bash", map[string]any{"command": "echo hi"})}}, llmtest.Reply(llmtest.Text("done")))
 	_, errOut := e.run("-p", "go", "--debug", "--mcp-config", mcpCfg)
 	if e.status != 0 {
 		t.Fatalf("exit %d: %s", e.status, errOut)
 	}
 	for _, want := range []string{
+		"[DEBUG] [api] API response method=POST url=" + e.srv.URL() + "/v1/messages status=529 after=",
+		"[DEBUG] [api] API retry attempt=1 max_retries=10 wait=0s status=529",
 		"[DEBUG] [api] API response method=POST url=" + e.srv.URL() + "/v1/messages status=200 after=",
 		"[DEBUG] [hooks] hook ended event=PreToolUse hook=PreToolUse:Bash",
 		"outcome=success exit_code=0 took=",

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tackcode/tack/internal/engine"
 	"github.com/tackcode/tack/internal/hook"
+	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/permission"
 )
 
@@ -27,6 +28,33 @@ func (s *Session) debugLog(category string) *slog.Logger {
 		return nil
 	}
 	return log
+}
+
+// logRetries is provider with each retry it waits for written to log,
+// beside what the caller's observer does with it; provider itself when
+// log is nil.
+func logRetries(provider llm.Provider, log *slog.Logger) llm.Provider {
+	if log == nil {
+		return provider
+	}
+	return retryLogger{Provider: provider, log: log}
+}
+
+type retryLogger struct {
+	llm.Provider
+	log *slog.Logger
+}
+
+func (p retryLogger) Stream(ctx context.Context, req *llm.Request, obs llm.Observer) (*llm.Response, error) {
+	next := obs.Retry
+	obs.Retry = func(r llm.Retry) {
+		p.log.Debug("API retry", "attempt", r.Attempt, "max_retries", r.MaxRetries, "wait", r.Delay.Round(time.Millisecond),
+			"status", r.Status, "error", r.Err)
+		if next != nil {
+			next(r)
+		}
+	}
+	return p.Provider.Stream(ctx, req, obs)
 }
 
 // hookTimer logs each hook handler as it starts and ends, with its exit

@@ -29,7 +29,7 @@ func (s *Session) connectProvider(context.Context) error {
 	apiCfg.HTTPClient = s.cfg.HTTPClient
 	apiCfg.UserAgent = "tack/" + version.Version
 	apiCfg.Logger = s.debugLog("api")
-	s.provider = anthropic.New(apiCfg)
+	s.provider = logRetries(anthropic.New(apiCfg), apiCfg.Logger)
 	s.apiKeySource = "ANTHROPIC_API_KEY"
 	if apiCfg.APIKey == "" {
 		s.apiKeySource = "ANTHROPIC_AUTH_TOKEN"

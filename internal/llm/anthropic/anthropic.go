@@ -38,8 +38,8 @@ type Config struct {
 	HTTPClient *http.Client
 	// UserAgent is appended to the SDK's user agent.
 	UserAgent string
-	// Logger, when set, gets a debug line for each HTTP request and each
-	// retry (never a header: they carry the key).
+	// Logger, when set, gets a debug line for each HTTP request (never a
+	// header: they carry the key).
 	Logger *slog.Logger
 }
 
@@ -90,7 +90,6 @@ type Provider struct {
 	maxRetries int
 	// sleep waits between retries; replaced in tests that count delays.
 	sleep func(context.Context, time.Duration) error
-	log   *slog.Logger // nil: no debug log
 }
 
 // New returns a provider for cfg. It reads nothing from the environment.
@@ -136,7 +135,7 @@ func New(cfg Config) *Provider {
 	case retries < 0:
 		retries = 0
 	}
-	return &Provider{client: sdk.NewClient(opts...), maxRetries: retries, sleep: sleepCtx, log: cfg.Logger}
+	return &Provider{client: sdk.NewClient(opts...), maxRetries: retries, sleep: sleepCtx}
 }
 
 // Stream sends req and returns the complete response, retrying transient
@@ -163,9 +162,6 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, obs llm.Observe
 			return nil, err
 		}
 		delay := backoff(attempt, after)
-		if p.log != nil {
-			p.log.Debug("API retry", "attempt", attempt+1, "max_retries", p.maxRetries, "wait", delay.Round(time.Millisecond), "status", status, "error", err)
-		}
 		if obs.Retry != nil {
 			obs.Retry(llm.Retry{Attempt: attempt + 1, MaxRetries: p.maxRetries, Delay: delay, Status: status, Err: err})
 		}
