@@ -32,7 +32,7 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 	}
 	root := newRootCmd(stdio)
 	tolerateUnknownFlags(root, args, stdio.Err)
-	root.SetArgs(args)
+	root.SetArgs(joinOptionalValues(root, args))
 	root.SetIn(stdio.In)
 	root.SetOut(stdio.Out)
 	root.SetErr(stdio.Err)
@@ -86,8 +86,19 @@ The prompt is the argument, standard input, or both (input first).`,
 				fmt.Fprintf(stdio.Out, "%s (tack)\n", version.Version)
 				return nil
 			}
+			ui := !f.print && f.inputFormat != "stream-json" && !f.initOnly
+			logger, closeLog, err := f.debugLog(cmd, stdio, ui)
+			if err != nil {
+				return err
+			}
+			defer closeLog()
+			f.logger = logger
 			if f.initOnly {
 				return runInitOnly(cmd, stdio, f, args)
+			}
+			if f.resume == pickSession && (f.print || f.inputFormat == "stream-json") {
+				// Print mode has nobody to pick: it lists what -r can take.
+				return newSessionsCmd(stdio).RunE(cmd, nil)
 			}
 			// The Agent SDK runs tack with stream-json input and no -p.
 			if !f.print && f.inputFormat != "stream-json" {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"log/slog"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -48,6 +49,10 @@ type printFlags struct {
 	agentsJSON           string
 	pluginDirs           []string
 	jsonSchema           string
+	bare                 bool
+	debug, debugFile     string
+	// logger is the debug log the run opened (debuglog.go); nil for none.
+	logger *slog.Logger
 	// init, initOnly and maintenance run the Setup hooks (setup.go).
 	init, initOnly, maintenance bool
 	// ignored are flags of Claude Code's that tack accepts and does not
@@ -87,7 +92,8 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.permissionPromptTool, "permission-prompt-tool", "", "a tool that approves calls needing approval")
 	fl.BoolVar(&f.includeHookEvents, "include-hook-events", false, "stream-json: include hook_started / hook_response messages")
 	fl.BoolVarP(&f.continueSession, "continue", "c", false, "continue the most recent session in this directory")
-	fl.StringVarP(&f.resume, "resume", "r", "", "resume a session by id or name")
+	fl.StringVarP(&f.resume, "resume", "r", "", "resume a session by `id-or-name`; without one, pick it from a list (in -p mode: list them)")
+	fl.Lookup("resume").NoOptDefVal = pickSession
 	fl.BoolVar(&f.forkSession, "fork-session", false, "with --resume/--continue: continue under a new session id")
 	fl.StringVar(&f.resumeSessionAt, "resume-session-at", "", "with --resume: resume from this message uuid")
 	fl.StringVarP(&f.name, "name", "n", "", "name the session (so --resume NAME finds it)")
@@ -97,6 +103,10 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.agentsJSON, "agents", "", `more subagents, as JSON: {"name": {"description": "...", "prompt": "...", "tools": [...]}}`)
 	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "load a plugin from this folder (recorded with the session)")
 	fl.StringVar(&f.jsonSchema, "json-schema", "", "a JSON Schema (an object) the final answer must match; it comes back as structured_output in the result")
+	fl.StringVarP(&f.debug, "debug", "d", "", "debug log of API requests, hooks, MCP servers and permission decisions; optional `categories` (\"api,hooks\", \"!mcp\")")
+	fl.Lookup("debug").NoOptDefVal = debugAll
+	fl.StringVar(&f.debugFile, "debug-file", "", "write the debug log to this file (implies --debug)")
+	fl.BoolVar(&f.bare, "bare", false, "minimal session: no CLAUDE.md, hooks, plugins, skills or MCP servers from files (flags still apply)")
 	fl.BoolVar(&f.init, "init", false, "run the Setup hooks (trigger init) as the session starts")
 	fl.BoolVar(&f.initOnly, "init-only", false, "run the Setup hooks (trigger init) and the SessionStart hooks, then exit")
 	fl.BoolVar(&f.maintenance, "maintenance", false, "run the Setup hooks (trigger maintenance) as the session starts")
@@ -125,7 +135,7 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 		PermissionPromptTool:   f.permissionPromptTool,
 		IncludeHookEvents:      f.includeHookEvents,
 		Continue:               f.continueSession,
-		Resume:                 f.resume,
+		Resume:                 strings.TrimSpace(f.resume),
 		ForkSession:            f.forkSession,
 		ResumeSessionAt:        f.resumeSessionAt,
 		Name:                   f.name,
@@ -133,6 +143,8 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 		Agent:                  f.agentName,
 		AgentsJSON:             f.agentsJSON,
 		Betas:                  f.betas,
+		Bare:                   f.bare,
+		Logger:                 f.logger,
 	}
 	// Lists stay nil when the flag is absent, so that a resume restores
 	// the recorded ones.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -26,11 +25,10 @@ func runInitOnly(cmd *cobra.Command, stdio IO, f *printFlags, args []string) err
 	}
 	f.ignored.warn(cmd.Flags(), stdio.Err)
 	opts.Notify = func(msg string) { fmt.Fprintf(stdio.Err, "tack: %s\n", msg) }
+	// No request is made, so no key is needed; a prompt hook that asks
+	// the model fails, and says so.
+	opts.WithoutCredentials = true
 	c, err := agent.NewClient(cmd.Context(), opts)
-	if errors.Is(err, agent.ErrNoCredentials) {
-		fmt.Fprintf(stdio.Err, "tack: %v\n", err)
-		return &cmdio.ExitError{Code: 1}
-	}
 	if err != nil {
 		return err
 	}

@@ -64,8 +64,8 @@ type ignoredFlags struct {
 // ignoredValueFlags take a value; ignoredBoolFlags do not.
 var (
 	ignoredValueFlags = []string{"thinking", "thinking-display", "effort", "permission-prompts", "task-budget",
-		"debug-file", "project-config-root", "resume-drops-turn", "managed-settings", "plugin-dir-no-mcp", "initialize-fields"}
-	ignoredBoolFlags = []string{"await-initialize", "session-mirror", "managed-settings-in-initialize", "debug"}
+		"project-config-root", "resume-drops-turn", "managed-settings", "plugin-dir-no-mcp", "initialize-fields"}
+	ignoredBoolFlags = []string{"await-initialize", "session-mirror", "managed-settings-in-initialize"}
 	// silentFlags change nothing tack does, so they are not warned about:
 	// tack always waits for an initialize that comes first, and reads
 	// whatever fields it carries.

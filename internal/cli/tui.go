@@ -27,10 +27,32 @@ func runTUI(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error {
 	if len(args) > 0 {
 		prompt = args[0]
 	}
-	err = tui.Run(cmd.Context(), tui.Config{Options: opts, Prompt: prompt, In: stdio.In, Out: stdio.Out, Getenv: stdio.Getenv})
+	cfg := tui.Config{Options: opts, Prompt: prompt, In: stdio.In, Out: stdio.Out, Getenv: stdio.Getenv,
+		PickSession: f.resume == pickSession}
+	if opts.Resume != "" && !sessionExists(opts) {
+		// As in Claude Code, a word that names no session is a search
+		// term for the picker.
+		cfg.Options.Resume, cfg.PickSession, cfg.PickSearch = "", true, opts.Resume
+	}
+	err = tui.Run(cmd.Context(), cfg)
 	if errors.Is(err, agent.ErrNoCredentials) {
 		fmt.Fprintf(stdio.Err, "tack: %v\n", agent.ErrNoCredentials)
 		return &cmdio.ExitError{Code: 1}
 	}
 	return err
+}
+
+// sessionExists reports whether opts.Resume names a stored session of the
+// directory, by id or name.
+func sessionExists(opts agent.Options) bool {
+	list, err := agent.ListSessions(opts)
+	if err != nil {
+		return true // the session's start says what is wrong
+	}
+	for _, s := range list {
+		if s.ID == opts.Resume || s.Name == opts.Resume {
+			return true
+		}
+	}
+	return false
 }

@@ -137,6 +137,7 @@ func merge(docs []*document) *Merged {
 		lists.add(&out.EnabledMcpjsonServers, s.EnabledMcpjsonServers)
 		lists.add(&out.DisabledMcpjsonServers, s.DisabledMcpjsonServers)
 		lists.add(&out.ClaudeMdExcludes, s.ClaudeMdExcludes)
+		lists.add(&out.AvailableModels, s.AvailableModels)
 		lists.add(&out.AllowedHTTPHookURLs, s.AllowedHTTPHookURLs)
 		lists.add(&out.HTTPHookAllowedEnvVars, s.HTTPHookAllowedEnvVars)
 

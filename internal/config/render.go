@@ -69,6 +69,7 @@ func (m *Merged) Render(w io.Writer) error {
 		{"enabledMcpjsonServers", s.EnabledMcpjsonServers},
 		{"disabledMcpjsonServers", s.DisabledMcpjsonServers},
 		{"claudeMdExcludes", s.ClaudeMdExcludes},
+		{"availableModels", s.AvailableModels},
 		{"allowedHttpHookUrls", s.AllowedHTTPHookURLs},
 		{"httpHookAllowedEnvVars", s.HTTPHookAllowedEnvVars},
 	} {

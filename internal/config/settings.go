@@ -37,6 +37,10 @@ type Settings struct {
 	EnabledMcpjsonServers      []Item
 	DisabledMcpjsonServers     []Item
 	ClaudeMdExcludes           []Item
+	// AvailableModels, when set, are the only models (aliases or ids) a
+	// session may run; the default model is always allowed. Merged across
+	// scopes, as Claude Code merges it.
+	AvailableModels []Item
 
 	DisableAllHooks       *bool
 	AllowManagedHooksOnly *bool // honoured only in managed settings
@@ -184,7 +188,7 @@ var (
 		"enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers",
 		"claudeMdExcludes", "disableAllHooks", "allowManagedHooksOnly", "allowedHttpHookUrls",
 		"httpHookAllowedEnvVars", "cleanupPeriodDays", "enabledPlugins", "apiKeyHelper",
-		"includeCoAuthoredBy", "alwaysThinkingEnabled", "sandbox", "requireWorkspaceTrust",
+		"includeCoAuthoredBy", "alwaysThinkingEnabled", "sandbox", "requireWorkspaceTrust", "availableModels",
 	}
 	permissionKeys = []string{"allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode"}
 	matcherKeys    = []string{"matcher", "hooks"}
@@ -370,6 +374,8 @@ func (d *document) top(root *jsontree.Node) *Error {
 			err = d.items(v, k, &s.DisabledMcpjsonServers, nil, "")
 		case "claudeMdExcludes":
 			err = d.items(v, k, &s.ClaudeMdExcludes, nil, "")
+		case "availableModels":
+			err = d.items(v, k, &s.AvailableModels, nil, "")
 		case "allowedHttpHookUrls":
 			err = d.items(v, k, &s.AllowedHTTPHookURLs, nil, "")
 		case "httpHookAllowedEnvVars":

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -76,5 +77,55 @@ func TestUsageAdd(t *testing.T) {
 	u.Add(Usage{InputTokens: 1, ServerToolUse: &ServerToolUse{WebSearchRequests: 2}})
 	if u.InputTokens != 2 || u.OutputTokens != 2 || u.Cache1h() != 3 || u.WebSearches() != 2 {
 		t.Errorf("%+v", u)
+	}
+}
+
+// TestCatalogueHasTheSeedsModels: every model id the seeds and the compat
+// notes name resolves to a known model with a price, and every price keeps
+// Anthropic's ratios to the input price (5-minute cache write 1.25×, 1-hour
+// write 2×, cache read 0.1×).
+func TestCatalogueHasTheSeedsModels(t *testing.T) {
+	c := Catalogue()
+	for _, id := range []string{"claude-opus-4-7", "claude-opus-5-5", "claude-opus-4-5", "claude-sonnet-4-5-20250514", "claude-haiku-4-5-20250514"} {
+		if m := c.Resolve(id, noEnv); !m.Known || m.Price.Input == 0 || m.Price.CacheRead == 0 || m.Price.CacheWrite1h == 0 {
+			t.Errorf("%s: %+v", id, m)
+		}
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	for _, m := range c.Models {
+		p := m.Price
+		if !near(p.CacheWrite5m, 1.25*p.Input) || !near(p.CacheWrite1h, 2*p.Input) || !near(p.CacheRead, 0.1*p.Input) {
+			t.Errorf("%s: cache prices %+v do not follow the input price", m.ID, p)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	c := Catalogue()
+	for _, name := range []string{"", "default", "opus", "claude-opus-4-7", "claude-experimental-thing", "us.anthropic.claude-opus-4-7-v1"} {
+		if _, err := c.Check(name, noEnv); err != nil {
+			t.Errorf("Check(%q): %v", name, err)
+		}
+	}
+	_, err := c.Check("sonet", noEnv)
+	if err == nil || !strings.Contains(err.Error(), `unknown model "sonet" (did you mean "sonnet"?)`) || !strings.Contains(err.Error(), "opus, sonnet, haiku") {
+		t.Errorf("a misspelt alias: %v", err)
+	}
+	if _, err := c.Check("gpt-4o", noEnv); err == nil || strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("a name far from any: %v", err)
+	}
+}
+
+func TestAllowed(t *testing.T) {
+	c := Catalogue()
+	list := []string{"sonnet", "claude-haiku-4-5"}
+	cases := map[string]bool{"sonnet": true, "claude-sonnet-5-5": true, "haiku": true, "opus": true /* the default */, "claude-sonnet-4-6": false, "fable": false}
+	for name, want := range cases {
+		if got := c.Allowed(c.Resolve(name, noEnv), list, noEnv); got != want {
+			t.Errorf("Allowed(%s) = %v, want %v", name, got, want)
+		}
+	}
+	if !c.Allowed(c.Resolve("fable", noEnv), nil, noEnv) {
+		t.Error("no list allows every model")
 	}
 }

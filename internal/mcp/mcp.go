@@ -11,6 +11,7 @@ package mcp
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
@@ -225,6 +226,10 @@ type Options struct {
 	// ClientName and ClientVersion identify tack in the handshake.
 	ClientName    string
 	ClientVersion string
+
+	// Logger, when set, gets a debug line when each server starts,
+	// connects (with its tools) or fails.
+	Logger *slog.Logger
 }
 
 // Group names in the tool registry.

@@ -240,6 +240,8 @@ func (s *server) connectAs(ctx context.Context, quiet bool) (*session, error) {
 	defer cancel()
 	defer context.AfterFunc(s.ctx, cancel)()
 	s.setStatus(StatusPending, "")
+	start := time.Now()
+	s.debug("MCP server starting", "transport", s.cfg.transport(), "command", s.cfg.Command, "url", s.cfg.URL)
 	sess, caps, err := s.dial(ctx)
 	if err == nil {
 		err = s.load(ctx, sess, caps)
@@ -248,6 +250,7 @@ func (s *server) connectAs(ctx context.Context, quiet bool) (*session, error) {
 		}
 	}
 	if err != nil {
+		s.debug("MCP server failed", "after", time.Since(start).Round(time.Millisecond), "error", err)
 		if s.isStopped() {
 			return nil, fmt.Errorf("MCP server %q is disabled", s.cfg.Name)
 		}
@@ -286,6 +289,7 @@ func (s *server) connectAs(ctx context.Context, quiet bool) (*session, error) {
 	// WaitReady waits for.
 	s.m.updateResourceGroup()
 	s.setStatus(StatusConnected, "")
+	s.debug("MCP server connected", "after", time.Since(start).Round(time.Millisecond), "tools", s.statusInfo().Tools)
 	// Lists that changed while they were being read are read again.
 	s.kickRefresh("")
 	return sess, nil
@@ -1043,4 +1047,11 @@ func (s *server) readResource(ctx context.Context, uri string) (*mcp.ReadResourc
 		return err
 	})
 	return res, err
+}
+
+// debug writes a line about the server to the debug log, if there is one.
+func (s *server) debug(msg string, args ...any) {
+	if log := s.m.opts.Logger; log != nil {
+		log.Debug(msg, append([]any{"server", s.cfg.Name}, args...)...)
+	}
 }

@@ -128,11 +128,15 @@ func (l *loader) start() []File {
 		out = append(out, l.take(p, Managed, "", 0)...)
 		out = append(out, l.rules(filepath.Join(filepath.Dir(p), ".claude", "rules"), Managed, l.opts.Cwd, "")...)
 	}
-	if d := l.opts.ConfigDir; d != "" {
+	if d := l.opts.ConfigDir; d != "" && !l.opts.NoUser {
 		out = append(out, l.take(filepath.Join(d, "CLAUDE.md"), User, "", 0)...)
 		out = append(out, l.rules(filepath.Join(d, "rules"), User, l.opts.Cwd, "")...)
 	}
-	for _, d := range fromRoot(l.opts.Cwd) {
+	dirs := fromRoot(l.opts.Cwd)
+	if l.opts.NoProject {
+		dirs = nil
+	}
+	for _, d := range dirs {
 		l.scanned[d] = true
 		out = append(out, l.dir(d, "")...)
 	}

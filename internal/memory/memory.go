@@ -105,6 +105,12 @@ type Options struct {
 	ManagedPath string
 	// AutoMemoryPath is the auto memory MEMORY.md of this project.
 	AutoMemoryPath string
+	// NoUser skips the user memory (ConfigDir's CLAUDE.md and rules);
+	// NoProject the memory of the working directory, its ancestors and
+	// the folders below it. Both are set when the session reads no user or
+	// no project settings (--setting-sources, the SDK's settingSources),
+	// as Claude Code loads CLAUDE.md only with its source, and by --bare.
+	NoUser, NoProject bool
 	// Excludes are claudeMdExcludes glob patterns (doublestar syntax) matched
 	// against absolute paths; a leading ~/ is expanded with Home.
 	Excludes []string

@@ -37,7 +37,7 @@ func (t *Tracker) OnRead(path string) []File {
 
 	out := t.l.activate(path)
 	rel, err := filepath.Rel(cwd, filepath.Dir(path))
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if err != nil || t.l.opts.NoProject || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return out
 	}
 	d := cwd

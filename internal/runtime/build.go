@@ -153,7 +153,7 @@ func (t *thread) startEngine(context.Context) error {
 		Context:           t.context,
 		Tools:             t.registry,
 		Env:               t.env,
-		Gate:              gate{t},
+		Gate:              s.logGate(gate{t}),
 		Hooks:             t.hooks,
 		HookBase:          t.hookBase,
 		HookLog:           s.hookLog,

@@ -41,6 +41,10 @@ func (s *Session) extOptions() (extension.Options, error) {
 		return extension.Options{}, err
 	}
 	var sources []config.Scope // nil: user and project folders both
+	enabled := s.settings.EnabledPlugins
+	if s.cfg.Bare {
+		scopes, enabled = []config.Scope{}, nil
+	}
 	if scopes != nil {
 		sources = []config.Scope{}
 		for _, sc := range scopes {
@@ -57,7 +61,7 @@ func (s *Session) extOptions() (extension.Options, error) {
 		Home:           homeDir(s.getenv),
 		Sources:        sources,
 		PluginDirs:     s.cfg.PluginDirs,
-		EnabledPlugins: s.settings.EnabledPlugins,
+		EnabledPlugins: enabled,
 		AgentsJSON:     s.cfg.AgentsJSON,
 		Getenv:         s.getenv,
 	}, nil

@@ -101,6 +101,7 @@ func (s *Session) hookOptions(env *tool.Env) hook.Options {
 // to whoever asked for it (Config.HookStatus) while the handler runs.
 func (s *Session) observeHook(rec hook.Record) {
 	s.hookLog.Observe(rec)
+	s.hookTimes.log(s.debugLog("hooks"), rec)
 	if !s.cfg.HookStatus || rec.StatusMessage == "" {
 		return
 	}
@@ -117,6 +118,9 @@ func (s *Session) fileHooks() hook.Config { return s.hooksUnder(s.currentSetting
 // hooksUnder are the session's hooks under settings.
 func (s *Session) hooksUnder(settings *config.Merged) hook.Config {
 	cfg := settingsHooks(settings)
+	if s.cfg.Bare {
+		cfg = hook.Config{}
+	}
 	for _, more := range []hook.Config{s.cfg.Hooks, s.ext.Hooks()} {
 		for ev, ms := range more {
 			cfg[ev] = append(cfg[ev], ms...)

@@ -121,7 +121,7 @@ func (s *Session) mcpServers(t *thread) (*mcpconfig.Set, error) {
 		Files:     files,
 		LookupEnv: func(k string) (string, bool) { v := s.getenv(k); return v, v != "" || os.Getenv(k) != "" },
 		MCPConfig: mcpConfig,
-		Strict:    s.cfg.StrictMCPConfig,
+		Strict:    s.cfg.StrictMCPConfig || s.cfg.Bare,
 		Sources:   s.trust.mcpScopes(),
 		Settings:  approvalSettings(settings),
 	})
@@ -156,6 +156,7 @@ func (s *Session) mcpOptions(t *thread, st *mcpState) mcp.Options {
 		},
 		Env: s.procEnv, Dir: s.cwd, Roots: t.checker.Dirs(), Limits: mcp.LimitsFromEnv(s.getenv),
 		ClientName: "tack",
+		Logger:     s.debugLog("mcp"),
 	}
 	elicitHooks{t}.install(&mopts)
 	if st.flow != nil {

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"path/filepath"
+	"slices"
 
 	"github.com/tackcode/tack/internal/compact"
 	"github.com/tackcode/tack/internal/config"
@@ -31,7 +32,10 @@ func (t *thread) loadMemory(context.Context) error {
 	}
 	memOpts := memory.DefaultOptions(s.cwd, s.getenv)
 	memOpts.Excludes = config.Texts(s.settings.ClaudeMdExcludes)
-	memOpts.AutoMemoryPath = filepath.Join(session.ProjectDir(session.ConfigDir(s.getenv), s.cwd, s.getenv), "memory", "MEMORY.md")
+	memOpts.NoUser, memOpts.NoProject = s.memorySources()
+	if !memOpts.NoProject {
+		memOpts.AutoMemoryPath = filepath.Join(session.ProjectDir(session.ConfigDir(s.getenv), s.cwd, s.getenv), "memory", "MEMORY.md")
+	}
 	mem, err := memory.Load(memOpts)
 	if err != nil {
 		return err
@@ -46,6 +50,23 @@ func (t *thread) loadMemory(context.Context) error {
 		t.autoMemory = b.Text
 	}
 	return nil
+}
+
+// memorySources says which memory the session leaves out: the user's
+// (~/.claude/CLAUDE.md and rules) when it reads no user settings, the
+// project's (CLAUDE.md of the folders, the auto memory) when it reads no
+// project settings — the SDK's settingSources decide CLAUDE.md as they
+// decide the settings — and both with Bare. The administrator's memory
+// always loads.
+func (s *Session) memorySources() (noUser, noProject bool) {
+	if s.cfg.Bare {
+		return true, true
+	}
+	scopes, err := config.SourceList(s.cfg.SettingSources)
+	if err != nil || scopes == nil {
+		return false, false // a bad list was reported when the settings loaded
+	}
+	return !slices.Contains(scopes, config.ScopeUser), !slices.Contains(scopes, config.ScopeProject)
 }
 
 // nestedMemory is what reading path brings into the thread's context

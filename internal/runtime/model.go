@@ -3,7 +3,10 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
+	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/llm"
 )
 
@@ -28,9 +31,14 @@ func (t *thread) chooseModel(context.Context) error {
 		}
 		return nil
 	}
-	t.model = s.catalog.Resolve(firstNonEmpty(name, s.getenv("ANTHROPIC_MODEL"), s.settings.Model), s.getenv)
+	var err error
+	if t.model, err = s.mainModel(name); err != nil {
+		return err
+	}
 	if s.cfg.FallbackModel != "" {
-		t.fallback = s.catalog.Resolve(s.cfg.FallbackModel, s.getenv)
+		if t.fallback, err = s.checkModel(s.cfg.FallbackModel, "--fallback-model"); err != nil {
+			return err
+		}
 		if t.fallback.ID == t.model.ID {
 			return fmt.Errorf("the fallback model %s is the main model", t.fallback.ID)
 		}
@@ -40,4 +48,49 @@ func (t *thread) chooseModel(context.Context) error {
 	}
 	t.betas = s.cfg.Betas
 	return nil
+}
+
+// mainModel is the main thread's model: the one asked for (name, else
+// $ANTHROPIC_MODEL, else the settings'), checked to be a model and to be
+// allowed by availableModels. A resumed session's recorded model that the
+// list blocks now gives way to the default, with a warning: the resume is
+// not refused for a choice the user did not make now.
+func (s *Session) mainModel(name string) (llm.Model, error) {
+	source := "--model"
+	if name != s.askedModel {
+		source = "the agent's model"
+	}
+	switch {
+	case s.resumed != nil && s.askedModel == "" && name != "" && name == s.cfg.Model:
+		m := s.catalog.Resolve(name, s.getenv)
+		if s.catalog.Allowed(m, config.Texts(s.settings.AvailableModels), s.getenv) {
+			return s.checkModel(name, "the resumed session's model")
+		}
+		d := s.catalog.Resolve("", s.getenv)
+		s.notify(fmt.Sprintf("the resumed session's model %s is not in availableModels: %s is used instead", m.ID, d.ID))
+		return d, nil
+	case name == "" && s.getenv("ANTHROPIC_MODEL") != "":
+		name, source = s.getenv("ANTHROPIC_MODEL"), "ANTHROPIC_MODEL"
+	case name == "" && s.settings.Model != "":
+		name, source = s.settings.Model, `the settings' "model"`
+	}
+	return s.checkModel(name, source)
+}
+
+// checkModel resolves a model name given by source, refusing a name that
+// is no model and a model availableModels does not list, and warning of a
+// model whose price tack does not know.
+func (s *Session) checkModel(name, source string) (llm.Model, error) {
+	m, err := s.catalog.Check(name, s.getenv)
+	if err != nil {
+		return m, fmt.Errorf("%s: %w", source, err)
+	}
+	if list := config.Texts(s.settings.AvailableModels); !s.catalog.Allowed(m, list, s.getenv) {
+		return m, fmt.Errorf("%s: model %s is not allowed by the availableModels setting (allowed: %s, or the default)",
+			source, m.ID, strings.Join(slices.Compact(list), ", "))
+	}
+	if !m.Known {
+		s.notify(fmt.Sprintf("model %s is not in tack's catalogue: its cost is unknown (reported as 0)", m.ID))
+	}
+	return m, nil
 }

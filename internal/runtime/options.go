@@ -27,6 +27,7 @@ func (s *Session) resolveOptions(context.Context) error {
 		}
 	}
 	s.cwd = cwd
+	s.askedModel = s.cfg.Model
 	processEnv := optionsEnv(s.cfg.Env)
 	projectDir := session.ProjectDir(session.ConfigDir(processEnv), cwd, processEnv)
 	if s.resumed, s.cfg, err = findResumed(s.cfg, projectDir); err != nil {

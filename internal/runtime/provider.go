@@ -17,13 +17,19 @@ var ErrNoCredentials = errors.New("no API key: set ANTHROPIC_API_KEY (or ANTHROP
 // connectProvider finds the credentials and makes the model provider, the
 // catalogue and the small model that tools, hooks and MCP sampling use.
 func (s *Session) connectProvider(ctx context.Context) error {
+	s.catalog = llm.Catalogue()
 	apiCfg, creds, err := apiConfig(ctx, s.cfg, s.settings, s.getenv)
+	if errors.Is(err, ErrNoCredentials) && s.cfg.WithoutCredentials {
+		s.provider = noCredentials{}
+		s.small = s.catalog.Resolve(s.catalog.Small, s.getenv).ID
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	s.provider = anthropic.New(apiCfg)
+	apiCfg.Logger = s.debugLog("api")
+	s.provider = logRetries(anthropic.New(apiCfg), apiCfg.Logger)
 	s.apiKeySource = creds.Source
-	s.catalog = llm.Catalogue()
 	s.small = s.getenv("ANTHROPIC_SMALL_FAST_MODEL")
 	if s.small == "" {
 		s.small = s.catalog.Resolve(s.catalog.Small, s.getenv).ID
@@ -56,4 +62,12 @@ func apiConfig(ctx context.Context, cfg Config, settings *config.Merged, getenv 
 	apiCfg.HTTPClient = cfg.HTTPClient
 	apiCfg.UserAgent = "tack/" + version.Version
 	return apiCfg, creds, nil
+}
+
+// noCredentials is the provider of a session started without credentials
+// (Config.WithoutCredentials): every request fails as the start would have.
+type noCredentials struct{}
+
+func (noCredentials) Stream(context.Context, *llm.Request, llm.Observer) (*llm.Response, error) {
+	return nil, ErrNoCredentials
 }

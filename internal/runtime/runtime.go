@@ -105,6 +105,15 @@ type Config struct {
 	HTTPClient             *http.Client
 	// Entrypoint is recorded in transcripts; "" means "sdk-go".
 	Entrypoint string
+	// Bare starts a minimal session (--bare): no memory (CLAUDE.md, auto
+	// memory) but the administrator's, no hooks from settings files, no
+	// skills, commands or agents from folders, no plugins but PluginDirs',
+	// no MCP servers from files but MCPConfig's. Not recorded.
+	Bare bool
+	// WithoutCredentials starts the session when no credentials are set,
+	// for a session that makes no request (--init-only); a request it
+	// makes fails with ErrNoCredentials.
+	WithoutCredentials bool
 }
 
 // The triggers of Config.Setup, as Setup hooks are told.
@@ -244,12 +253,18 @@ type Session struct {
 	cancel context.CancelFunc
 
 	// Shared by the main thread and every subagent.
-	cwd          string
-	sessionID    string
-	getenv       func(string) string
-	procEnv      []string
-	projectDir   string // "" when the session is not persisted
-	resumed      *resumed
+	cwd        string
+	sessionID  string
+	getenv     func(string) string
+	procEnv    []string
+	projectDir string // "" when the session is not persisted
+	resumed    *resumed
+	// askedModel is the model this launch asks for, before a resume fills
+	// in the recorded one: a recorded model availableModels now blocks
+	// gives way to the default, a model asked for now is refused.
+	askedModel string
+	// hookTimes times hook handlers for the debug log.
+	hookTimes    hookTimer
 	costBase     float64 // what the session spent before this process resumed it
 	settings     *config.Merged
 	trust        workspaceTrust

@@ -18,10 +18,13 @@ const maxHistory = 500
 // position of ↑/↓. It is appended to one JSON line per prompt; a line that
 // cannot be read (a torn write) is skipped.
 type history struct {
-	path    string
-	entries []string
-	pos     int    // len(entries) when not browsing
-	draft   string // what was typed before browsing began
+	path string
+	// inMemory keeps new prompts for this session's ↑ only, writing
+	// nothing (CLAUDE_CODE_SKIP_PROMPT_HISTORY).
+	inMemory bool
+	entries  []string
+	pos      int    // len(entries) when not browsing
+	draft    string // what was typed before browsing began
 }
 
 type historyRecord struct {
@@ -84,7 +87,7 @@ func (h *history) add(prompt string) error {
 		h.entries = append([]string(nil), h.entries[len(h.entries)-maxHistory:]...)
 	}
 	h.pos = len(h.entries)
-	if h.path == "" {
+	if h.path == "" || h.inMemory {
 		return nil
 	}
 	line, err := json.Marshal(historyRecord{Display: prompt})
@@ -156,4 +159,16 @@ func (s *historySearch) match(h *history) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// skipHistoryEnv, when truthy, keeps the prompts typed out of the history
+// file, as Claude Code's variable of that name does.
+const skipHistoryEnv = "CLAUDE_CODE_SKIP_PROMPT_HISTORY"
+
+func truthy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
 }

@@ -55,6 +55,8 @@ type modelConfig struct {
 	getenv      func(string) string
 	historyPath string // "" keeps no history on disk
 	prompt      string // sent once the program starts
+	pickSession bool   // open the session picker once the program starts
+	pickSearch  string // with pickSession: list only the sessions matching it
 	resumed     bool   // the session continues a saved one: show its end
 	now         func() time.Time
 	// printHook, when set, sees every text printed to the scrollback (tests).
@@ -166,6 +168,7 @@ func newModel(cfg modelConfig) *Model {
 	m.md = newMarkdown()
 	m.input = newInput()
 	m.history = loadHistory(cfg.historyPath)
+	m.history.inMemory = truthy(cfg.getenv(skipHistoryEnv))
 	info := m.be.Info()
 	m.sessionID, m.modelID, m.mode = info.SessionID, info.Model, info.PermissionMode
 	if m.mode == "" {
@@ -219,6 +222,9 @@ func newInput() textarea.Model {
 // Init sends the first prompt, if any, and starts the status line.
 func (m *Model) Init() tea.Cmd {
 	var cmds []tea.Cmd
+	if m.cfg.pickSession {
+		m.openPicker(m.cfg.pickSearch)
+	}
 	if p := strings.TrimSpace(m.cfg.prompt); p != "" {
 		cmds = append(cmds, m.submit(p))
 	}

@@ -842,3 +842,72 @@ func TestHooksCommandListsTheSessionsHooks(t *testing.T) {
 		t.Errorf("/hooks shows more than one line per hook or repeats the event:\n%s", got)
 	}
 }
+
+// TestSkipPromptHistory: with CLAUDE_CODE_SKIP_PROMPT_HISTORY set, the
+// prompts typed are not written to the history file (the history already
+// there is still browsed, and this session's prompts too).
+func TestSkipPromptHistory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "proj", "prompt-history.jsonl")
+	h := newHarness(t, func(c *modelConfig) { c.historyPath = path })
+	h.typeText("kept prompt")
+	h.enter()
+	skip := func(c *modelConfig) {
+		c.historyPath = path
+		c.getenv = func(k string) string {
+			if k == "CLAUDE_CODE_SKIP_PROMPT_HISTORY" {
+				return "1"
+			}
+			return ""
+		}
+	}
+	h2 := newHarness(t, skip)
+	h2.typeText("secret prompt")
+	h2.enter()
+	h2.press(tea.KeyUp)
+	h2.press(tea.KeyUp)
+	if h2.m.input.Value() != "kept prompt" {
+		t.Errorf("↑↑ gives %q", h2.m.input.Value())
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "secret prompt") || !strings.Contains(string(data), "kept prompt") {
+		t.Errorf("history file:\n%s", data)
+	}
+}
+
+// TestPickerAtStart: tack -r opens the picker as the UI starts; with a
+// search term (tack -r WORD naming no session), only the sessions whose
+// name or prompts contain it are listed.
+func TestPickerAtStart(t *testing.T) {
+	saved := []agent.SessionInfo{
+		{ID: "11111111-2222-4333-8444-555555555555", Name: "parser-work", Summary: "parser-work", FirstPrompt: "refactor the parser", Messages: 2},
+		{ID: "21111111-2222-4333-8444-555555555555", Summary: "fix the flaky test", FirstPrompt: "fix the flaky test", Messages: 4},
+	}
+	pick := func(search string) func(*modelConfig) {
+		return func(c *modelConfig) {
+			c.backend.(*fakeBackend).sessions = saved
+			c.pickSession, c.pickSearch = true, search
+		}
+	}
+	h := newHarness(t, pick(""))
+	h.m.Init()
+	if v := h.view(); !strings.Contains(v, "Resume a conversation") || !strings.Contains(v, "parser-work") || !strings.Contains(v, "fix the flaky test") {
+		t.Fatalf("no picker of both sessions:\n%s", v)
+	}
+	h = newHarness(t, pick("FLAKY"))
+	h.m.Init()
+	if v := h.view(); !strings.Contains(v, "fix the flaky test") || strings.Contains(v, "parser-work") {
+		t.Errorf("the search did not filter:\n%s", v)
+	}
+	h.enter()
+	if len(h.be.resumed) != 1 || h.be.resumed[0] != saved[1].ID {
+		t.Errorf("resumed %q", h.be.resumed)
+	}
+	h = newHarness(t, pick("nothing like it"))
+	h.m.Init()
+	if h.m.picker != nil || !strings.Contains(h.allPrinted(), `No conversation of this directory matches "nothing like it"`) {
+		t.Errorf("printed %q", h.printed)
+	}
+}

@@ -25,26 +25,45 @@ func (m *Model) cmdResume(args string) tea.Cmd {
 	if args != "" {
 		return m.resume(args)
 	}
+	m.openPicker("")
+	return nil
+}
+
+// openPicker lists the other sessions of the directory to pick from; with
+// search, only those whose name or prompts contain it (any case).
+func (m *Model) openPicker(search string) {
 	all, err := m.be.Sessions()
 	if err != nil {
 		m.printError(err.Error())
-		return nil
+		return
 	}
 	var list []agent.SessionInfo
 	for _, s := range all {
-		if s.ID != m.sessionID {
+		if s.ID != m.sessionID && matchesSearch(s, search) {
 			list = append(list, s)
 		}
 		if len(list) == maxPicker {
 			break
 		}
 	}
-	if len(list) == 0 {
+	switch {
+	case len(list) == 0 && search != "":
+		m.out(fmt.Sprintf("No conversation of this directory matches %q.", search))
+	case len(list) == 0:
 		m.out("No other conversation to resume in this directory.")
-		return nil
+	default:
+		m.picker = &sessionPicker{sessions: list}
 	}
-	m.picker = &sessionPicker{sessions: list}
-	return nil
+}
+
+func matchesSearch(s agent.SessionInfo, search string) bool {
+	search = strings.ToLower(search)
+	for _, field := range []string{s.Name, s.Summary, s.FirstPrompt, s.LastPrompt} {
+		if strings.Contains(strings.ToLower(field), search) {
+			return true
+		}
+	}
+	return false
 }
 
 type resumedMsg struct {

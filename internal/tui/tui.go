@@ -67,6 +67,12 @@ type Config struct {
 	Options agent.Options
 	// Prompt, when not empty, is sent as soon as the UI is up.
 	Prompt string
+	// PickSession opens the session picker of /resume as the UI starts
+	// (tack -r without a value); PickSearch, when set, lists only the
+	// sessions whose name or prompts contain it (tack -r WORD, when WORD
+	// names no session).
+	PickSession bool
+	PickSearch  string
 	// In and Out are the terminal; nil means the process's.
 	In  io.Reader
 	Out io.Writer
@@ -151,6 +157,8 @@ func Run(ctx context.Context, cfg Config) error {
 		getenv:      cfg.Getenv,
 		historyPath: filepath.Join(sessions, "prompt-history.jsonl"),
 		prompt:      cfg.Prompt,
+		pickSession: cfg.PickSession,
+		pickSearch:  cfg.PickSearch,
 		resumed:     opts.Continue || opts.Resume != "",
 		commandDocs: func() map[string]commandDoc { return commandDocsOf(h.Info()) },
 	})

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -37,6 +38,9 @@ type Config struct {
 	HTTPClient *http.Client
 	// UserAgent is appended to the SDK's user agent.
 	UserAgent string
+	// Logger, when set, gets a debug line for each HTTP request (never a
+	// header: they carry the key).
+	Logger *slog.Logger
 }
 
 // APIVersion is the anthropic-version header tack sends.
@@ -121,6 +125,9 @@ func New(cfg Config) *Provider {
 	}
 	if cfg.UserAgent != "" {
 		opts = append(opts, option.WithHeader("User-Agent", cfg.UserAgent))
+	}
+	if cfg.Logger != nil {
+		opts = append(opts, option.WithMiddleware(logRequests(cfg.Logger)))
 	}
 	retries := cfg.MaxRetries
 	switch {
