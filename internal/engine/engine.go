@@ -80,6 +80,10 @@ type Config struct {
 	Compaction Compaction
 	// Recorder receives every message added to the conversation. Nil: none.
 	Recorder Recorder
+	// OnToolDecision hears of the last tool call of each batch and its
+	// permission decision (allow, deny, or ask for a call left waiting for
+	// the host), once its result is in the conversation. Nil: no one.
+	OnToolDecision func(name, decision string)
 	// ParentToolUseID is set for a subagent's session: its messages carry
 	// it as parent_tool_use_id.
 	ParentToolUseID string

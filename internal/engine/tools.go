@@ -436,8 +436,14 @@ func (r *run) appendResults(calls []*call) {
 			decision = "deny"
 		}
 		s.lastTool = [2]string{decided[n-1].name, decision}
+	} else if n := len(calls); n > 0 {
+		s.lastTool = [2]string{calls[n-1].name, "ask"}
 	}
+	last := s.lastTool
 	s.mu.Unlock()
+	if f := s.cfg.OnToolDecision; f != nil && len(calls) > 0 {
+		f(last[0], last[1])
+	}
 	for _, c := range decided {
 		msg := &protocol.User{Type: "user", Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{c.result}},
 			ParentToolUseID: r.parentID, SessionID: s.cfg.SessionID, UUID: uuid.NewString(), ToolUseResult: c.struct_}

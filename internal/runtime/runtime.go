@@ -251,6 +251,7 @@ type Session struct {
 	projectDir   string // "" when the session is not persisted
 	resumed      *resumed
 	costBase     float64 // what the session spent before this process resumed it
+	named        bool    // this launch named the session: its record is written at once
 	settings     *config.Merged
 	trust        workspaceTrust
 	provider     llm.Provider
