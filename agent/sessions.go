@@ -129,3 +129,13 @@ func SessionWorkflow(opts Options, idOrName string) ([]byte, error) {
 	}
 	return append(data, '\n'), nil
 }
+
+// WorkflowSchema is the JSON Schema every workflow record validates
+// against: seed 001's, verbatim.
+func WorkflowSchema() []byte {
+	data, err := session.Schemas.ReadFile("schema/workflow.schema.json")
+	if err != nil {
+		panic("embedded workflow schema: " + err.Error()) // built into the binary
+	}
+	return data
+}

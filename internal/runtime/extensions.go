@@ -86,6 +86,7 @@ func (s *Session) chooseMainAgent(context.Context) error {
 			// still resumes, as Claude Code's does.
 			s.notify(fmt.Sprintf("the session ran as agent %q, which is no longer defined (neither a user nor a project agent): resuming with the default tools and prompt", name))
 			s.cfg.Agent = ""
+			s.resumed.prefix = nil // its prompt was the agent's
 			return nil
 		}
 		return fmt.Errorf("--agent: no agent named %q (available: %s)", name, strings.Join(slices.Sorted(maps.Keys(s.agents)), ", "))

@@ -77,9 +77,6 @@ func findResumed(cfg Config, projectDir string) (*resumed, Config, error) {
 	}
 	r := &resumed{id: info.ID}
 	r.loadRecords(cfg, projectDir, info.ID)
-	if r.prefix, err = session.LoadPrefix(projectDir, info.ID); err != nil && !errors.Is(err, session.ErrNotFound) {
-		return nil, cfg, err
-	}
 	if err := r.loadTranscript(cfg, projectDir); err != nil {
 		return nil, cfg, err
 	}
