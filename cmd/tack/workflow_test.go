@@ -272,3 +272,31 @@ func TestForkOfANamedSession(t *testing.T) {
 		t.Errorf("tack sessions:\n%s", out)
 	}
 }
+
+// A session an older tack recorded (everything in workflow.json) still
+// resumes with its launch options, and is then recorded in the new form.
+func TestResumeMigratesAnOldRecord(t *testing.T) {
+	extra := t.TempDir()
+	e := newEnv(t, llmtest.Reply(llmtest.Text("one")), llmtest.Reply(llmtest.Text("two")))
+	_, id := e.sessionRun("-p", "one", "-n", "old-one")
+	dir := filepath.Join(e.projectDir(), id)
+	os.Remove(filepath.Join(dir, "launch.json"))
+	old := `{"schema_version":1,"session_id":"` + id + `","name":"old-one","cwd":"` + e.realDir() + `",
+"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","model":"claude-haiku-4-5",
+"permission_mode":"acceptEdits","mcp_config":[],"strict_mcp_config":false,"add_dirs":["` + extra + `"],
+"plugin_dirs":[],"allowed_tools":[],"disallowed_tools":[],"cost_usd":0.5,"resume":["--resume","old-one"]}`
+	os.WriteFile(filepath.Join(dir, "workflow.json"), []byte(old), 0o600)
+	out, errOut := e.run("-p", "two", "-r", "old-one", "--output-format", "json")
+	if e.status != 0 || !strings.Contains(errOut, "restored --add-dir "+extra+" from the session") {
+		t.Fatalf("exit %d\n%s%s", e.status, out, errOut)
+	}
+	if m := e.srv.Requests()[1].Model; m != "claude-haiku-4-5" {
+		t.Errorf("model not restored from the old record: %s", m)
+	}
+	if wf := workflowOf(t, e, id); wf["name"] != "old-one" || wf["permission_mode"] != "acceptEdits" {
+		t.Errorf("migrated record %v", wf)
+	}
+	if l, err := session.LoadLaunch(e.projectDir(), id); err != nil || !slices.Equal(l.AddDirs, []string{extra}) || l.CostUSD < 0.5 {
+		t.Errorf("migrated launch %+v %v", l, err)
+	}
+}

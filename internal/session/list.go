@@ -38,7 +38,7 @@ type Info struct {
 	// the count is then estimated from them (MessagesEstimated).
 	Messages          int
 	MessagesEstimated bool
-	// CostUSD and Model come from the workflow record, when there is one.
+	// CostUSD and Model come from the launch record, when there is one.
 	CostUSD float64
 	Model   string
 	// Hidden sessions are not listed: a sidechain first line, no summary,
