@@ -250,8 +250,9 @@ type Session struct {
 	procEnv      []string
 	projectDir   string // "" when the session is not persisted
 	resumed      *resumed
-	costBase     float64 // what the session spent before this process resumed it
-	named        bool    // this launch named the session: its record is written at once
+	costBase     float64    // what the session spent before this process resumed it
+	named        bool       // this launch named the session: its record is written at once
+	recordMu     sync.Mutex // one writer of the records at a time, each from the state it read
 	settings     *config.Merged
 	trust        workspaceTrust
 	provider     llm.Provider

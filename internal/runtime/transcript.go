@@ -90,6 +90,10 @@ func (s *Session) saveRecord(lastTool *session.LastTool) error {
 	if s.projectDir == "" {
 		return nil
 	}
+	// A record read before a rename must not be written after the
+	// rename's.
+	s.recordMu.Lock()
+	defer s.recordMu.Unlock()
 	w, l := s.records()
 	w.LastTool = lastTool
 	if prev, err := session.LoadWorkflow(s.projectDir, s.sessionID); err == nil && w.LastTool == nil {
@@ -146,6 +150,8 @@ func (t *thread) onToolDecision() func(name, decision string) {
 	return func(name, decision string) {
 		// Every other field of the record follows the session's state: it
 		// is written whole.
+		s.recordMu.Lock()
+		defer s.recordMu.Unlock()
 		w, _ := s.records()
 		w.LastTool = &session.LastTool{Name: name, Decision: decision}
 		if err := session.SaveWorkflow(s.projectDir, s.sessionID, w); err != nil {
