@@ -233,7 +233,7 @@ func TestResumeRestoresAddDirAndMCPConfigWithANotice(t *testing.T) {
 		t.Errorf("record %v", wf)
 	}
 	out, errOut := e.run("-p", "two", "-c", "--output-format", "json")
-	if e.status != 0 || !strings.Contains(errOut, "restored --add-dir "+extra+"; --mcp-config tools.json from the session") {
+	if e.status != 0 || !strings.Contains(errOut, "restored --add-dir "+extra+", --mcp-config tools.json from the session") {
 		t.Errorf("exit %d, notice:\n%s%s", e.status, out, errOut)
 	}
 	// Given again, nothing is restored and nothing said.

@@ -50,15 +50,15 @@ func (r *resumed) restore(cfg Config, o Launch) Launch {
 	}
 	var told []string
 	if o.AddDirs == nil && len(l.AddDirs) > 0 {
-		told = append(told, "--add-dir "+strings.Join(l.AddDirs, ", "))
+		told = append(told, "--add-dir "+strings.Join(l.AddDirs, " "))
 	}
 	if o.MCPConfig == nil && len(l.MCPConfig) > 0 {
-		told = append(told, "--mcp-config "+strings.Join(l.MCPConfig, ", "))
+		told = append(told, "--mcp-config "+strings.Join(l.MCPConfig, " "))
 	}
 	r.agentRestored = o.Agent == "" && l.Agent != ""
 	o = restoreLaunch(o, *l)
 	if len(told) > 0 {
-		notify(cfg, "restored "+strings.Join(told, "; ")+" from the session")
+		notify(cfg, "restored "+strings.Join(told, ", ")+" from the session")
 	}
 	return o
 }
