@@ -430,14 +430,15 @@ func (r *run) appendResults(calls []*call) {
 	if !s.replaceResults(content) {
 		s.messages = append(s.messages, llm.Message{Role: llm.RoleUser, Content: content})
 	}
-	if n := len(decided); n > 0 {
+	if i := slices.IndexFunc(calls, func(c *call) bool { return c.waiting }); i >= 0 {
+		// The session stops at the first call left for the host to decide.
+		s.lastTool = [2]string{calls[i].name, "ask"}
+	} else if n := len(decided); n > 0 {
 		decision := "allow"
 		if decided[n-1].denied {
 			decision = "deny"
 		}
 		s.lastTool = [2]string{decided[n-1].name, decision}
-	} else if n := len(calls); n > 0 {
-		s.lastTool = [2]string{calls[n-1].name, "ask"}
 	}
 	last := s.lastTool
 	s.mu.Unlock()
