@@ -3,12 +3,15 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/llm"
@@ -326,6 +329,17 @@ func TestClientSetNameAddDirAndNotify(t *testing.T) {
 	if err := c.SetName("release-prep"); err != nil {
 		t.Fatal(err)
 	}
+	// The SDK's rename is in the workflow record at once, which still
+	// matches the seed's schema.
+	record, err := agent.SessionWorkflow(opts, "release-prep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	json.Unmarshal(record, &doc)
+	if err := validateSchema(agent.WorkflowSchema(), doc); err != nil || doc["name"] != "release-prep" || fmt.Sprint(doc["resume"]) != "[--resume release-prep]" {
+		t.Errorf("record after SetName: %v\n%s", err, record)
+	}
 	if err := c.AddDir(extra); err != nil {
 		t.Fatal(err)
 	}
@@ -431,4 +445,17 @@ func TestClientStateWhileCanUseToolDecides(t *testing.T) {
 	if i < 0 || i+1 >= len(got) || got[i+1] != "system/session_state_changed:running" || lastBeforeAsk != got[i] {
 		t.Errorf("messages %v (the last before the question: %s)", got, lastBeforeAsk)
 	}
+}
+
+// validateSchema checks doc against a JSON Schema.
+func validateSchema(schema []byte, doc any) error {
+	var sch jsonschema.Schema
+	if err := json.Unmarshal(schema, &sch); err != nil {
+		return err
+	}
+	res, err := sch.Resolve(nil)
+	if err != nil {
+		return err
+	}
+	return res.Validate(doc)
 }

@@ -1,6 +1,10 @@
 package agent
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"time"
 
 	"github.com/tackcode/tack/internal/runtime"
@@ -91,4 +95,47 @@ func RenameSession(opts Options, id, name string) error {
 		return err
 	}
 	return session.SetName(dir, id, name)
+}
+
+// SessionWorkflow returns the workflow record of the stored session of
+// opts.Cwd that idOrName names (an id, or a name as Options.Resume takes
+// it), as indented JSON: the record of seed 001, which validates against
+// its JSON Schema (name, cwd, permission_mode, settings, mcp_config,
+// resume, last_tool). A record that does not match the schema is an error
+// naming the file and what is wrong; a session without a record gives an
+// error wrapping fs.ErrNotExist.
+func SessionWorkflow(opts Options, idOrName string) ([]byte, error) {
+	dir, err := SessionsDir(opts)
+	if err != nil {
+		return nil, err
+	}
+	info, err := session.Resolve(dir, idOrName)
+	if errors.Is(err, session.ErrNotFound) {
+		return nil, fmt.Errorf("no session %q in this directory (tack sessions lists them): %w", idOrName, fs.ErrNotExist)
+	}
+	if err != nil {
+		return nil, err
+	}
+	w, err := session.LoadWorkflow(dir, info.ID)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("session %s has no workflow record yet (one is written after its first prompt): %w", info.ID, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.MarshalIndent(w, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode workflow record of %s: %w", info.ID, err)
+	}
+	return append(data, '\n'), nil
+}
+
+// WorkflowSchema is the JSON Schema every workflow record validates
+// against: seed 001's, verbatim.
+func WorkflowSchema() []byte {
+	data, err := session.Schemas.ReadFile("schema/workflow.schema.json")
+	if err != nil {
+		panic("embedded workflow schema: " + err.Error()) // built into the binary
+	}
+	return data
 }

@@ -142,15 +142,21 @@ func TestResumeRestoresLaunchOptions(t *testing.T) {
 	settings := `{"env": {"WORKFLOW_FLAG": "restored"}, "permissions": {"allow": ["Bash(echo *)"]}}`
 	_, id := e.sessionRun("-p", "remember", "--permission-mode", "acceptEdits", "--settings", settings,
 		"--add-dir", extra, "--mcp-config", `{"mcpServers":{}}`, "--model", "haiku")
-	var wf map[string]any
-	data, err := os.ReadFile(filepath.Join(e.projectDir(), id, "workflow.json"))
+	var wf, launch map[string]any
+	data, err := os.ReadFile(filepath.Join(e.projectDir(), id, "launch.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	json.Unmarshal(data, &wf)
-	if wf["permission_mode"] != "acceptEdits" || wf["settings"] != settings || fmt.Sprint(wf["mcp_config"]) != `[{"mcpServers":{}}]` ||
-		fmt.Sprint(wf["add_dirs"]) != "["+extra+"]" || wf["model"] != "claude-haiku-4-5" {
-		t.Errorf("workflow record %s", data)
+	json.Unmarshal(data, &launch)
+	if launch["settings"] != settings || fmt.Sprint(launch["mcp_config"]) != `[{"mcpServers":{}}]` ||
+		fmt.Sprint(launch["add_dirs"]) != "["+extra+"]" || launch["model"] != "claude-haiku-4-5" {
+		t.Errorf("launch record %s", data)
+	}
+	// The workflow record names the files of the seed: the settings and
+	// MCP configuration were inline JSON, so the project's files.
+	json.Unmarshal(validWorkflow(t, e, id), &wf)
+	if wf["permission_mode"] != "acceptEdits" || wf["settings"] != ".claude/settings.json" || wf["mcp_config"] != ".mcp.json" {
+		t.Errorf("workflow record %v", wf)
 	}
 	res, _ := e.sessionRun("-p", "go on", "-r", id)
 	reqs := e.srv.Requests()

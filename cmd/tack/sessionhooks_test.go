@@ -182,8 +182,13 @@ func TestSessionStartSources(t *testing.T) {
 		if p.String("model") == "" || p.Has("permission_mode") || p.Has("prompt_id") {
 			t.Errorf("SessionStart %s", p.Raw)
 		}
-		// The title the session was given with -n, from the first start on.
-		if p.String("session_title") != "my-work" {
+		// The title the session was given with -n, from the first start
+		// on; the fork has a title of its own.
+		want := "my-work"
+		if p.String("source") == "fork" {
+			want = "my-work (fork)"
+		}
+		if p.String("session_title") != want {
 			t.Errorf("SessionStart %s: session_title %q", p.String("source"), p.String("session_title"))
 		}
 	}

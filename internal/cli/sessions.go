@@ -12,7 +12,7 @@ import (
 )
 
 // newSessionsCmd is `tack sessions`: the sessions of this directory, and
-// `tack sessions purge`.
+// `tack sessions show`, `tack sessions purge`.
 func newSessionsCmd(stdio IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
@@ -70,6 +70,24 @@ func newSessionsCmd(stdio IO) *cobra.Command {
 	}
 	purge.Flags().DurationVar(&olderThan, "older-than", 0, "only sessions last changed longer ago than this (e.g. 720h)")
 	purge.Flags().BoolVar(&yes, "yes", false, "confirm the deletion")
-	cmd.AddCommand(purge)
+	cmd.AddCommand(purge, newSessionsShowCmd(stdio))
 	return cmd
+}
+
+// newSessionsShowCmd is `tack sessions show NAME|ID`: the workflow record
+// of a session (seed 001), checked against its schema.
+func newSessionsShowCmd(stdio IO) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show NAME|ID",
+		Short: "Print the workflow record of a session (name, cwd, mode, settings, MCP file, resume arguments, last tool)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, err := agent.SessionWorkflow(agent.Options{}, args[0])
+			if err != nil {
+				return err
+			}
+			_, err = stdio.Out.Write(data)
+			return err
+		},
+	}
 }

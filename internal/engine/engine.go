@@ -80,6 +80,11 @@ type Config struct {
 	Compaction Compaction
 	// Recorder receives every message added to the conversation. Nil: none.
 	Recorder Recorder
+	// OnToolDecision hears, after each batch of tool calls, of its last call
+	// and the permission decision it got (allow or deny), or of the first
+	// call left waiting for the host (ask), once the results are in the
+	// conversation. Nil: no one.
+	OnToolDecision func(name, decision string)
 	// ParentToolUseID is set for a subagent's session: its messages carry
 	// it as parent_tool_use_id.
 	ParentToolUseID string
@@ -759,7 +764,8 @@ func (r *run) addToLastUser(block llm.Block) bool {
 }
 
 // LastTool returns the last tool call's name and whether it was allowed
-// ("allow") or denied ("deny"); empty before any call.
+// ("allow"), denied ("deny") or left waiting for the host ("ask"); empty
+// before any call.
 func (s *Session) LastTool() (name, decision string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

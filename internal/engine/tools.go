@@ -430,14 +430,21 @@ func (r *run) appendResults(calls []*call) {
 	if !s.replaceResults(content) {
 		s.messages = append(s.messages, llm.Message{Role: llm.RoleUser, Content: content})
 	}
-	if n := len(decided); n > 0 {
+	if i := slices.IndexFunc(calls, func(c *call) bool { return c.waiting }); i >= 0 {
+		// The session stops at the first call left for the host to decide.
+		s.lastTool = [2]string{calls[i].name, "ask"}
+	} else if n := len(decided); n > 0 {
 		decision := "allow"
 		if decided[n-1].denied {
 			decision = "deny"
 		}
 		s.lastTool = [2]string{decided[n-1].name, decision}
 	}
+	last := s.lastTool
 	s.mu.Unlock()
+	if f := s.cfg.OnToolDecision; f != nil && len(calls) > 0 {
+		f(last[0], last[1])
+	}
 	for _, c := range decided {
 		msg := &protocol.User{Type: "user", Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{c.result}},
 			ParentToolUseID: r.parentID, SessionID: s.cfg.SessionID, UUID: uuid.NewString(), ToolUseResult: c.struct_}

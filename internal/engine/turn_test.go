@@ -106,6 +106,9 @@ echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"
 	if n := len(h.srv.Requests()); n != 1 {
 		t.Errorf("%d requests: a deferral ends the run without asking the model again", n)
 	}
+	if name, decision := h.sess.LastTool(); name != "Look" || decision != "ask" {
+		t.Errorf("LastTool() = %s %s, want the deferred call, asked", name, decision)
+	}
 	if got := h.sess.Deferred(); got == nil || got.ID != d.ID {
 		t.Errorf("Deferred() = %+v, want the deferred call", got)
 	}

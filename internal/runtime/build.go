@@ -44,6 +44,11 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.main = main
+	if s.named {
+		if err := s.saveRecord(nil); err != nil {
+			s.notify("session record: " + err.Error())
+		}
+	}
 	s.watching.refresh() // watch.go: FileChanged, ConfigChange
 	return s, nil
 }
@@ -167,6 +172,7 @@ func (t *thread) startEngine(context.Context) error {
 		DisableCache:      s.getenv("DISABLE_PROMPT_CACHING") == "1",
 		IncludePartial:    t.parent == nil && s.cfg.IncludePartialMessages,
 		Recorder:          t.recorder,
+		OnToolDecision:    t.onToolDecision(),
 		TranscriptPath:    t.transcript,
 		ParentToolUseID:   t.spec.toolUseID,
 		Compaction:        t.compaction(),
@@ -180,7 +186,7 @@ func (t *thread) startEngine(context.Context) error {
 			eng.Announce(n)
 		}
 		// A call a hook deferred is decided now, before the next prompt.
-		if w := s.resumed.workflow; w != nil && w.DeferredToolUse != nil && !eng.ResumeDeferred(w.DeferredToolUse.ID) {
+		if w := s.resumed.launch; w != nil && w.DeferredToolUse != nil && !eng.ResumeDeferred(w.DeferredToolUse.ID) {
 			s.notify("the deferred " + w.DeferredToolUse.Name + " call " + w.DeferredToolUse.ID + " is not among the last calls of the resumed conversation: it stays unanswered")
 		}
 	}

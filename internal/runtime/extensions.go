@@ -85,6 +85,14 @@ func (s *Session) chooseMainAgent(context.Context) error {
 		return nil
 	}
 	if _, ok := s.agents[name]; !ok {
+		if s.resumed != nil && s.resumed.agentRestored && name == s.cfg.Agent {
+			// Its file is gone since the session ran: the conversation
+			// still resumes, as Claude Code's does.
+			s.notify(fmt.Sprintf("the session ran as agent %q, which is no longer defined (neither a user nor a project agent): resuming with the default tools and prompt", name))
+			s.cfg.Agent = ""
+			s.resumed.prefix = nil // its prompt was the agent's
+			return nil
+		}
 		return fmt.Errorf("--agent: no agent named %q (available: %s)", name, strings.Join(slices.Sorted(maps.Keys(s.agents)), ", "))
 	}
 	s.mainAgent = name

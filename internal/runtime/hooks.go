@@ -71,8 +71,8 @@ func (s *Session) hookOptions(env *tool.Env) hook.Options {
 	guard := newHookGuard(s.settings, s.ext, s.agents)
 	s.hookGuard = guard
 	var ran []string
-	if r := s.resumed; r != nil && r.workflow != nil {
-		ran = r.workflow.HooksOnce
+	if r := s.resumed; r != nil && r.launch != nil {
+		ran = r.launch.HooksOnce
 	}
 	return hook.Options{
 		Hooks: s.fileHooks(),

@@ -33,8 +33,8 @@ func (s *Session) resolveOptions(context.Context) error {
 	if s.resumed, s.cfg, err = findResumed(s.cfg, projectDir); err != nil {
 		return err
 	}
-	if s.resumed != nil && s.resumed.workflow != nil {
-		s.costBase = s.resumed.workflow.CostUSD
+	if s.resumed != nil && s.resumed.launch != nil {
+		s.costBase = s.resumed.launch.CostUSD
 	}
 	if !s.cfg.NoSessionPersistence {
 		s.projectDir = projectDir
@@ -52,8 +52,14 @@ type resumed struct {
 	// the fork's new id.
 	id         string
 	transcript *session.Transcript
-	workflow   *session.Workflow
-	prefix     *session.Prefix
+	// workflow and launch are the session's records (workflow.json,
+	// launch.json); nil when missing or not valid (a notice said so).
+	workflow *session.Workflow
+	launch   *session.Launch
+	prefix   *session.Prefix
+	// agentRestored is set when the main agent comes from the launch
+	// record, not from this launch's options.
+	agentRestored bool
 }
 
 // findResumed locates the session cfg asks to continue, resume or fork,
@@ -71,19 +77,12 @@ func findResumed(cfg Config, projectDir string) (*resumed, Config, error) {
 		return nil, cfg, err
 	}
 	r := &resumed{id: info.ID}
-	if r.workflow, err = session.LoadWorkflow(projectDir, info.ID); err != nil && !errors.Is(err, session.ErrNotFound) {
-		return nil, cfg, err
-	}
-	if r.prefix, err = session.LoadPrefix(projectDir, info.ID); err != nil && !errors.Is(err, session.ErrNotFound) {
-		return nil, cfg, err
-	}
+	r.loadRecords(cfg, projectDir, info.ID)
 	if err := r.loadTranscript(cfg, projectDir); err != nil {
 		return nil, cfg, err
 	}
 	cfg.SessionID = r.id
-	if r.workflow != nil {
-		cfg.Launch = restoreLaunch(cfg.Launch, *r.workflow)
-	}
+	cfg.Launch = r.restore(cfg, cfg.Launch)
 	return r, cfg, nil
 }
 
@@ -126,31 +125,6 @@ func findStored(cfg Config, projectDir string) (session.Info, error) {
 		return info, errors.New("no session to continue in this project")
 	}
 	return info, err
-}
-
-// restoreLaunch fills the options this launch leaves unset with the values
-// the session was launched with.
-func restoreLaunch(o Launch, w session.Workflow) Launch {
-	fill(&o.Model, w.Model)
-	fill(&o.FallbackModel, w.FallbackModel)
-	fill(&o.PermissionMode, w.PermissionMode)
-	fill(&o.Settings, w.Settings)
-	fillNil(&o.SettingSources, w.SettingSources)
-	fillNil(&o.MCPConfig, w.MCPConfig)
-	fill(&o.StrictMCPConfig, w.StrictMCPConfig)
-	fillNil(&o.AddDirs, w.AddDirs)
-	fill(&o.Agent, w.Agent)
-	fillNil(&o.PluginDirs, w.PluginDirs)
-	fill(&o.AgentsJSON, w.Agents)
-	fillNil(&o.Tools, w.Tools)
-	fillNil(&o.AllowedTools, w.AllowedTools)
-	fillNil(&o.DisallowedTools, w.DisallowedTools)
-	fill(&o.PermissionPromptTool, w.PermissionPromptTool)
-	fill(&o.MaxThinkingTokens, w.MaxThinkingTokens)
-	fill(&o.SystemPrompt, w.SystemPrompt)
-	fill(&o.AppendSystemPrompt, w.AppendSystemPrompt)
-	fill(&o.Name, w.Name)
-	return o
 }
 
 // fill sets *dst to v when it holds the zero value.

@@ -265,7 +265,9 @@ type Session struct {
 	askedModel string
 	// hookTimes times hook handlers for the debug log.
 	hookTimes    hookTimer
-	costBase     float64 // what the session spent before this process resumed it
+	costBase     float64    // what the session spent before this process resumed it
+	named        bool       // this launch named the session: its record is written at once
+	recordMu     sync.Mutex // one writer of the records at a time, each from the state it read
 	settings     *config.Merged
 	trust        workspaceTrust
 	provider     llm.Provider

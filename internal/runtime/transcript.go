@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/session"
@@ -40,6 +39,7 @@ func (t *thread) openTranscript(context.Context) error {
 	s.recorder = session.NewWriter(t.transcript, session.Meta{SessionID: s.sessionID, Cwd: s.cwd, Version: version.Version, Entrypoint: entry}, parent)
 	t.recorder, t.closeRecorder = s.recorder, s.recorder.Close
 	if name := s.cfg.Name; name != "" && (s.resumed == nil || s.resumed.transcript.Meta.Name != name) {
+		s.named = true
 		return s.recorder.SetTitle(name)
 	}
 	return nil
@@ -61,48 +61,53 @@ func writeAgentMeta(path, toolUseID, agentType string) error {
 	return os.WriteFile(path, b, 0o600)
 }
 
-// workflow is the record of the options a session runs with.
-func (s *Session) workflow() session.Workflow {
+// records are the session's workflow record (seed 001) and its launch
+// record, as they stand.
+func (s *Session) records() (session.Workflow, session.Launch) {
 	s.metaMu.Lock()
 	o := s.cfg.Launch
 	s.metaMu.Unlock()
 	eng := s.main.engine
-	return session.Workflow{
-		SessionID: s.sessionID, Name: o.Name, Cwd: s.cwd,
-		Model: eng.Model().ID, FallbackModel: o.FallbackModel, PermissionMode: string(s.main.checker.Mode()),
+	w := session.Workflow{Name: o.Name, Cwd: s.cwd, PermissionMode: string(s.main.checker.Mode()),
+		Settings: session.SettingsRecord(o.Settings), MCPConfig: session.MCPConfigRecord(o.MCPConfig)}
+	l := session.Launch{
+		Model: eng.Model().ID, FallbackModel: o.FallbackModel,
 		Settings: o.Settings, SettingSources: o.SettingSources, MCPConfig: nonNil(o.MCPConfig), StrictMCPConfig: o.StrictMCPConfig,
 		AddDirs: nonNil(o.AddDirs), Agent: o.Agent, Agents: o.AgentsJSON, PluginDirs: nonNil(o.PluginDirs), Tools: o.Tools,
 		AllowedTools: nonNil(o.AllowedTools), DisallowedTools: nonNil(o.DisallowedTools), PermissionPromptTool: o.PermissionPromptTool,
 		MaxThinkingTokens: o.MaxThinkingTokens, SystemPrompt: o.SystemPrompt, AppendSystemPrompt: o.AppendSystemPrompt,
 		CostUSD: s.costBase + eng.Cost(), HooksOnce: s.hookOpts.Once.Keys(s.sessionID),
+		DeferredToolUse: eng.Deferred(),
 	}
+	return w, l
 }
 
-// saveRecord writes the workflow record after a run and, the first time,
-// the request prefix — the system prompt and the tools array of the latest
-// request, as sent — so that a resume restores both.
+// saveRecord writes the workflow and launch records after a run (lastTool
+// is the run's last tool decision, nil to keep the recorded one) and, the
+// first time, the request prefix — the system prompt and the tools array
+// of the latest request, as sent — so that a resume restores all three.
 func (s *Session) saveRecord(lastTool *session.LastTool) error {
 	if s.projectDir == "" {
 		return nil
 	}
-	w := s.workflow()
+	// A record read before a rename must not be written after the
+	// rename's.
+	s.recordMu.Lock()
+	defer s.recordMu.Unlock()
+	w, l := s.records()
 	w.LastTool = lastTool
-	w.DeferredToolUse = s.main.engine.Deferred()
-	now := time.Now().UTC()
-	prev, err := session.LoadWorkflow(s.projectDir, s.sessionID)
-	switch {
-	case err == nil:
-		w.CreatedAt = prev.CreatedAt
-		if w.LastTool == nil {
-			w.LastTool = prev.LastTool
-		}
-	case errors.Is(err, session.ErrNotFound):
-		w.CreatedAt = now
-	default:
+	if prev, err := session.LoadWorkflow(s.projectDir, s.sessionID); err == nil && w.LastTool == nil {
+		w.LastTool = prev.LastTool
+	}
+	// A record that does not load (edited by hand) was reported on resume:
+	// this one replaces it.
+	if prev, err := session.LoadLaunch(s.projectDir, s.sessionID); err == nil {
+		l.CreatedAt = prev.CreatedAt
+	}
+	if err := session.SaveWorkflow(s.projectDir, s.sessionID, w); err != nil {
 		return err
 	}
-	w.UpdatedAt = now
-	if err := session.SaveWorkflow(s.projectDir, s.sessionID, w); err != nil {
+	if err := session.SaveLaunch(s.projectDir, s.sessionID, l); err != nil {
 		return err
 	}
 	return s.savePrefix()
@@ -132,6 +137,27 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// onToolDecision keeps the main thread's last tool decision in the
+// workflow record as soon as it is made (seed 001: a tool call updates
+// last_tool and nothing else); a subagent's calls are not the session's.
+func (t *thread) onToolDecision() func(name, decision string) {
+	s := t.s
+	if t.parent != nil || s.projectDir == "" {
+		return nil
+	}
+	return func(name, decision string) {
+		// Every other field of the record follows the session's state: it
+		// is written whole.
+		s.recordMu.Lock()
+		defer s.recordMu.Unlock()
+		w, _ := s.records()
+		w.LastTool = &session.LastTool{Name: name, Decision: decision}
+		if err := session.SaveWorkflow(s.projectDir, s.sessionID, w); err != nil {
+			s.notify("workflow record: " + err.Error())
+		}
+	}
 }
 
 // lastTool is the session's last tool call, for the workflow record.

@@ -66,12 +66,7 @@ func Fork(projectDir, srcID, newID, atUUID string) (*Transcript, error) {
 	if err := writeNew(dst, out); err != nil {
 		return nil, fmt.Errorf("fork session %s: %w", srcID, err)
 	}
-	if wf, err := LoadWorkflow(projectDir, srcID); err == nil {
-		wf.Name, wf.Resume, wf.CreatedAt = title, nil, time.Time{}
-		if err := SaveWorkflow(projectDir, newID, *wf); err != nil {
-			return nil, fmt.Errorf("fork session %s: %w", srcID, err)
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	if err := forkRecords(projectDir, srcID, newID, title); err != nil {
 		return nil, fmt.Errorf("fork session %s: %w", srcID, err)
 	}
 	if p, err := LoadPrefix(projectDir, srcID); err == nil {
@@ -82,6 +77,25 @@ func Fork(projectDir, srcID, newID, atUUID string) (*Transcript, error) {
 		return nil, fmt.Errorf("fork session %s: %w", srcID, err)
 	}
 	return Load(dst)
+}
+
+// forkRecords copies the workflow and launch records of srcID to newID: the
+// fork has its own name (title, or its id when the source had none) and
+// resume arguments, and its own creation time. A record that does not load
+// is not copied: the session that resumes the fork reports it, and writes
+// the fork's own after its first prompt.
+func forkRecords(projectDir, srcID, newID, title string) error {
+	if wf, err := LoadWorkflow(projectDir, srcID); err == nil {
+		wf.Name, wf.Resume = title, nil
+		if err := SaveWorkflow(projectDir, newID, *wf); err != nil {
+			return err
+		}
+	}
+	if l, err := LoadLaunch(projectDir, srcID); err == nil {
+		l.CreatedAt = time.Time{}
+		return SaveLaunch(projectDir, newID, *l)
+	}
+	return nil
 }
 
 func forkedFrom(sessionID, messageUUID string) []byte {

@@ -38,7 +38,7 @@ type Info struct {
 	// the count is then estimated from them (MessagesEstimated).
 	Messages          int
 	MessagesEstimated bool
-	// CostUSD and Model come from the workflow record, when there is one.
+	// CostUSD and Model come from the launch record, when there is one.
 	CostUSD float64
 	Model   string
 	// Hidden sessions are not listed: a sidechain first line, no summary,
@@ -267,10 +267,10 @@ func readInfo(projectDir string, c candidate, withWorkflow bool) (Info, error) {
 	}
 	in.Hidden = sidechain || in.Summary == ""
 	if withWorkflow {
-		if wf, err := LoadWorkflow(projectDir, c.id); err == nil {
-			in.CostUSD, in.Model = wf.CostUSD, wf.Model
+		if l, err := loadLaunchFile(projectDir, c.id); err == nil {
+			in.CostUSD, in.Model = l.CostUSD, l.Model
 		}
-		// A missing or broken workflow record does not hide the session;
+		// A missing or broken launch record does not hide the session;
 		// resuming it reports the error.
 	}
 	return in, nil
@@ -435,7 +435,7 @@ func SetName(projectDir, id, name string) error {
 		return fmt.Errorf("rename session %s: %w", id, err)
 	}
 	err := UpdateWorkflow(projectDir, id, func(w *Workflow) {
-		w.Name, w.Resume = name, resumeArgs(id, name)
+		w.Name, w.Resume = name, ResumeArgs(name)
 	})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("rename session %s: %w", id, err)
@@ -501,7 +501,10 @@ func Purge(projectDir string, keep func(Info) bool) ([]string, error) {
 				in.Modified = fi.ModTime()
 			}
 			if wf, err := LoadWorkflow(projectDir, in.ID); err == nil {
-				in.Name, in.Cwd, in.CostUSD, in.Model = wf.Name, wf.Cwd, wf.CostUSD, wf.Model
+				in.Name, in.Cwd = wf.Title(in.ID), wf.Cwd
+			}
+			if l, err := loadLaunchFile(projectDir, in.ID); err == nil {
+				in.CostUSD, in.Model = l.CostUSD, l.Model
 			}
 			all = append(all, in)
 		}

@@ -52,7 +52,7 @@ func TestListOrderAndFields(t *testing.T) {
 	writeSession(t, dir, sid1, "oldest prompt", base)
 	writeSession(t, dir, sid2, "newest prompt", base.Add(2*time.Hour), titled("my-task"))
 	writeSession(t, dir, sid3, "middle prompt", base.Add(time.Hour))
-	if err := SaveWorkflow(dir, sid2, Workflow{Cwd: "/work/proj", PermissionMode: "plan", CostUSD: 1.5, Model: "opus"}); err != nil {
+	if err := SaveLaunch(dir, sid2, Launch{CostUSD: 1.5, Model: "opus"}); err != nil {
 		t.Fatal(err)
 	}
 	// Hidden: a sidechain, an empty file; ignored: names that are no UUID.
@@ -199,7 +199,10 @@ func TestFork(t *testing.T) {
 	if err := SetName(dir, sid1, "files"); err != nil {
 		t.Fatal(err)
 	}
-	if err := SaveWorkflow(dir, sid1, Workflow{Name: "files", Cwd: "/work/proj", PermissionMode: "acceptEdits", MCPConfig: []string{"mcp.json"}}); err != nil {
+	if err := SaveWorkflow(dir, sid1, Workflow{Name: "files", Cwd: "/work/proj", PermissionMode: "acceptEdits", MCPConfig: "mcp.json"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := SaveLaunch(dir, sid1, Launch{Model: "opus", MCPConfig: []string{"mcp.json"}}); err != nil {
 		t.Fatal(err)
 	}
 	src := mustLoad(t, filepath.Join(dir, sid1+".jsonl"))
@@ -224,9 +227,16 @@ func TestFork(t *testing.T) {
 		t.Errorf("forkedFrom %v", recs[0]["forkedFrom"])
 	}
 	wf, err := LoadWorkflow(dir, sid2)
-	if err != nil || wf.SessionID != sid2 || wf.Name != "files (fork)" || wf.PermissionMode != "acceptEdits" ||
+	if err != nil || wf.Name != "files (fork)" || wf.PermissionMode != "acceptEdits" || wf.MCPConfig != "mcp.json" ||
 		!slices.Equal(wf.Resume, []string{"--resume", "files (fork)"}) {
 		t.Errorf("fork workflow %+v %v", wf, err)
+	}
+	if l, err := LoadLaunch(dir, sid2); err != nil || l.SessionID != sid2 || l.Model != "opus" {
+		t.Errorf("fork launch %+v %v", l, err)
+	}
+	// --resume NAME finds the original, not the fork.
+	if in, err := Resolve(dir, "files"); err != nil || in.ID != sid1 {
+		t.Errorf("resolve files: %v %v", in.ID, err)
 	}
 	// The source is unchanged.
 	if again := mustLoad(t, src.Path); jsonOf(t, again.Chain) != jsonOf(t, src.Chain) {

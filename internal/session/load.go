@@ -125,10 +125,10 @@ func load(path string, keepRaw bool) (*Transcript, error) {
 	if t.Meta.Name == "" {
 		t.Meta.Name = readTitleSidecar(filepath.Dir(path), t.SessionID)
 	}
-	if wf, err := loadWorkflowFile(workflowPath(filepath.Dir(path), t.SessionID)); err == nil {
-		t.Meta.CostUSD = wf.CostUSD
+	if l, err := loadLaunchFile(filepath.Dir(path), t.SessionID); err == nil {
+		t.Meta.CostUSD = l.CostUSD
 		if t.Meta.Model == "" {
-			t.Meta.Model = wf.Model
+			t.Meta.Model = l.Model
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		t.Warnings = append(t.Warnings, err)

@@ -416,16 +416,16 @@ func TestLoadLongLine(t *testing.T) {
 func TestLoadWorkflowCost(t *testing.T) {
 	dir := t.TempDir()
 	_, path := standard(t, dir)
-	if err := SaveWorkflow(dir, sid1, Workflow{Cwd: "/work/proj", PermissionMode: "default", CostUSD: 0.25, Model: "opus"}); err != nil {
+	if err := SaveLaunch(dir, sid1, Launch{CostUSD: 0.25, Model: "opus"}); err != nil {
 		t.Fatal(err)
 	}
 	tr := mustLoad(t, path)
 	if tr.Meta.CostUSD != 0.25 || tr.Meta.Model != "claude-test-1" {
 		t.Errorf("meta %+v", tr.Meta)
 	}
-	os.WriteFile(workflowPath(dir, sid1), []byte("{"), 0o600)
+	os.WriteFile(launchPath(dir, sid1), []byte("{"), 0o600)
 	tr = mustLoad(t, path)
-	if len(tr.Warnings) != 1 || !strings.Contains(tr.Warnings[0].Error(), "workflow.json") {
+	if len(tr.Warnings) != 1 || !strings.Contains(tr.Warnings[0].Error(), "launch.json") {
 		t.Errorf("warnings %v", tr.Warnings)
 	}
 }

@@ -9,10 +9,13 @@
 // valid Messages API conversation again; List, Latest, Resolve, SetName,
 // Fork, Delete and Purge manage a project's sessions.
 //
-// Beside the transcript, <session id>/workflow.json keeps the launch options
-// to restore on resume (the "workflow record" of seed 001) and
-// <session id>/prefix.json the system blocks and tools of the first request,
-// byte for byte; both are validated against schemas embedded in the package.
+// Beside the transcript, <session id>/workflow.json is the workflow record
+// of seed 001 and nothing more (name, cwd, mode, settings and MCP files,
+// resume arguments, last tool decision), <session id>/launch.json the launch
+// options tack restores on resume, and <session id>/prefix.json the system
+// blocks and tools of the first request, byte for byte; each is validated
+// against a schema embedded in the package (the seed's own, verbatim, for
+// the workflow record).
 package session
 
 import (

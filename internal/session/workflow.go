@@ -17,59 +17,36 @@ import (
 	"github.com/tackcode/tack/internal/atomicfile"
 	"github.com/tackcode/tack/internal/jsonx"
 	"github.com/tackcode/tack/internal/llm"
-	"github.com/tackcode/tack/internal/protocol"
 )
 
 // Schemas holds the JSON Schemas of the files this package writes:
-// workflow.schema.json, prefix.schema.json and transcript-record.schema.json.
+// workflow.schema.json (seed 001's, verbatim), launch.schema.json,
+// prefix.schema.json and transcript-record.schema.json.
 //
 //go:embed schema/*.schema.json
 var Schemas embed.FS
 
-// WorkflowVersion is the schema_version of workflow and prefix files.
+// WorkflowVersion is the schema_version of launch and prefix files.
 const WorkflowVersion = 1
 
-// Workflow is a session's workflow record, <projectDir>/<id>/workflow.json:
-// the launch options Claude Code forgets on resume (seed 001), which tack
-// restores. Slices are written as [] when empty.
+// Workflow is a session's workflow record, <projectDir>/<id>/workflow.json,
+// exactly as seed 001 specifies it: where the session is (name, cwd), the
+// permission mode, the settings and MCP files in effect, the arguments that
+// resume it and the last tool decision. Whatever else tack restores on a
+// resume lives beside it, in launch.json (Launch).
 type Workflow struct {
-	SchemaVersion        int       `json:"schema_version"`
-	SessionID            string    `json:"session_id"`
-	Name                 string    `json:"name,omitempty"`
-	Cwd                  string    `json:"cwd"`
-	CreatedAt            time.Time `json:"created_at"`
-	UpdatedAt            time.Time `json:"updated_at"`
-	Model                string    `json:"model,omitempty"`
-	FallbackModel        string    `json:"fallback_model,omitempty"`
-	PermissionMode       string    `json:"permission_mode"`
-	Settings             string    `json:"settings,omitempty"`
-	SettingSources       []string  `json:"setting_sources,omitempty"`
-	MCPConfig            []string  `json:"mcp_config"`
-	StrictMCPConfig      bool      `json:"strict_mcp_config"`
-	AddDirs              []string  `json:"add_dirs"`
-	Agent                string    `json:"agent,omitempty"`
-	Agents               string    `json:"agents,omitempty"`
-	PluginDirs           []string  `json:"plugin_dirs"`
-	Tools                []string  `json:"tools,omitempty"`
-	AllowedTools         []string  `json:"allowed_tools"`
-	DisallowedTools      []string  `json:"disallowed_tools"`
-	PermissionPromptTool string    `json:"permission_prompt_tool,omitempty"`
-	MaxThinkingTokens    int       `json:"max_thinking_tokens,omitempty"`
-	// SystemPrompt is nil when --system-prompt was not given.
-	SystemPrompt       *string   `json:"system_prompt,omitempty"`
-	AppendSystemPrompt string    `json:"append_system_prompt,omitempty"`
-	CostUSD            float64   `json:"cost_usd"`
-	LastTool           *LastTool `json:"last_tool,omitempty"`
-	// DeferredToolUse is the call a PreToolUse hook deferred when the
-	// session stopped: resuming it decides the call (the transcript keeps
-	// its tool_use without a result).
-	DeferredToolUse *protocol.DeferredToolUse `json:"deferred_tool_use,omitempty"`
-	// HooksOnce names the once-only hooks that have run in the session
-	// (hook.OnceLog keys), so that a resume does not run them again.
-	HooksOnce []string `json:"hooks_once,omitempty"`
-	// Resume is the arguments that resume the session; SaveWorkflow fills
-	// it with ["--resume", name or id] when empty.
-	Resume []string `json:"resume"`
+	// Name is what --resume finds the session by: its custom title (-n,
+	// /rename), or its id when it has none.
+	Name string `json:"name"`
+	// Cwd is the project directory; transcripts are stored per directory.
+	Cwd            string `json:"cwd"`
+	PermissionMode string `json:"permission_mode"`
+	// Settings is the settings file in effect (SettingsRecord); MCPConfig
+	// the MCP configuration file (MCPConfigRecord).
+	Settings  string    `json:"settings"`
+	MCPConfig string    `json:"mcp_config"`
+	Resume    []string  `json:"resume,omitempty"`
+	LastTool  *LastTool `json:"last_tool,omitempty"`
 }
 
 // LastTool is the last tool call and the permission decision it got.
@@ -77,6 +54,47 @@ type LastTool struct {
 	Name string `json:"name"`
 	// Decision is allow, deny or ask.
 	Decision string `json:"decision"`
+}
+
+// Title is the custom title the record names, "" when the name is the
+// session id (an unnamed session).
+func (w *Workflow) Title(id string) string {
+	if w.Name == id {
+		return ""
+	}
+	return w.Name
+}
+
+// The files a record names when the launch named none: the project's.
+const (
+	DefaultSettingsFile = ".claude/settings.json"
+	DefaultMCPFile      = ".mcp.json"
+)
+
+// SettingsRecord is the settings file of the record for a --settings value:
+// the file it names, or the project's settings file when it is empty or
+// inline JSON.
+func SettingsRecord(flag string) string {
+	if flag == "" || isInlineJSON(flag) {
+		return DefaultSettingsFile
+	}
+	return flag
+}
+
+// MCPConfigRecord is the MCP file of the record for the --mcp-config
+// values: the first file among them, or the project's .mcp.json.
+func MCPConfigRecord(values []string) string {
+	for _, v := range values {
+		if v != "" && !isInlineJSON(v) {
+			return v
+		}
+	}
+	return DefaultMCPFile
+}
+
+func isInlineJSON(v string) bool {
+	t := bytes.TrimSpace([]byte(v))
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
 }
 
 // Prefix is the start of a session's first request, kept in
@@ -153,29 +171,28 @@ func workflowPath(projectDir, id string) string {
 
 func prefixPath(projectDir, id string) string { return filepath.Join(projectDir, id, "prefix.json") }
 
-// SaveWorkflow validates w and writes it atomically. It sets SchemaVersion,
-// SessionID from id, UpdatedAt (and CreatedAt when zero) and default Resume.
+// SaveWorkflow fills in what w leaves empty (the name with id, the settings
+// and MCP files with the project's, the resume arguments with ["--resume",
+// name]), validates it against the seed's schema and writes it atomically.
 func SaveWorkflow(projectDir, id string, w Workflow) error {
 	if !IsSessionID(id) {
 		return fmt.Errorf("save workflow record: %q is not a session id", id)
 	}
-	now := time.Now().UTC()
-	w.SchemaVersion, w.SessionID = WorkflowVersion, id
-	if w.CreatedAt.IsZero() {
-		w.CreatedAt = now
+	if w.Name == "" {
+		w.Name = id
 	}
-	w.UpdatedAt = now
+	if w.Settings == "" {
+		w.Settings = DefaultSettingsFile
+	}
+	if w.MCPConfig == "" {
+		w.MCPConfig = DefaultMCPFile
+	}
 	if len(w.Resume) == 0 {
-		w.Resume = resumeArgs(id, w.Name)
-	}
-	for _, s := range []*[]string{&w.MCPConfig, &w.AddDirs, &w.PluginDirs, &w.AllowedTools, &w.DisallowedTools} {
-		if *s == nil {
-			*s = []string{}
-		}
+		w.Resume = ResumeArgs(w.Name)
 	}
 	data, err := json.MarshalIndent(w, "", "  ")
 	if err != nil {
-		return fmt.Errorf("encode workflow: %w", err)
+		return fmt.Errorf("encode workflow record: %w", err)
 	}
 	path := workflowPath(projectDir, id)
 	if err := validate(workflowSchema, path, data); err != nil {
@@ -184,31 +201,27 @@ func SaveWorkflow(projectDir, id string, w Workflow) error {
 	return writeAtomic(path, append(data, '\n'))
 }
 
-func resumeArgs(id, name string) []string {
-	if name != "" {
-		return []string{"--resume", name}
-	}
-	return []string{"--resume", id}
-}
+// ResumeArgs are the arguments that resume the session named name (a
+// custom title or the id).
+func ResumeArgs(name string) []string { return []string{"--resume", name} }
 
-// LoadWorkflow reads and validates the workflow record of session id. A
-// missing record gives an error matching os.ErrNotExist.
+// LoadWorkflow reads and validates the workflow record of session id; a
+// record an older tack wrote is migrated (see legacy.go). A missing record
+// gives an error matching os.ErrNotExist and ErrNotFound.
 func LoadWorkflow(projectDir, id string) (*Workflow, error) {
 	if !IsSessionID(id) {
 		return nil, fmt.Errorf("load workflow record: %q is not a session id", id)
 	}
-	return loadWorkflowFile(workflowPath(projectDir, id))
-}
-
-func loadWorkflowFile(path string) (*Workflow, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		// Both ErrNotFound and fs.ErrNotExist match: a session without a
-		// record (an older one) is normal.
-		return nil, fmt.Errorf("workflow record: %w (%w)", err, ErrNotFound)
-	}
+	path := workflowPath(projectDir, id)
+	data, err := readRecord(path, "workflow record")
 	if err != nil {
-		return nil, fmt.Errorf("workflow record: %w", err)
+		return nil, err
+	}
+	if old, ok, err := legacyOf(path, data); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return old.workflow(id), nil
 	}
 	if err := validate(workflowSchema, path, data); err != nil {
 		return nil, err
@@ -220,8 +233,23 @@ func loadWorkflowFile(path string) (*Workflow, error) {
 	return &w, nil
 }
 
+// readRecord reads one of a session's record files; what names it in an
+// error.
+func readRecord(path, what string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Both ErrNotFound and fs.ErrNotExist match: a session without a
+		// record (an older one) is normal.
+		return nil, fmt.Errorf("%s: %w (%w)", what, err, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return data, nil
+}
+
 // UpdateWorkflow loads the workflow record of session id, lets fn change it
-// and saves it (last_tool after a tool call, cost_usd after a turn…).
+// and saves it (the name and resume arguments after a rename…).
 func UpdateWorkflow(projectDir, id string, fn func(*Workflow)) error {
 	w, err := LoadWorkflow(projectDir, id)
 	if err != nil {
@@ -334,6 +362,7 @@ func newSchemaFile(name string) schemaFile {
 
 var (
 	workflowSchema = newSchemaFile("workflow.schema.json")
+	launchSchema   = newSchemaFile("launch.schema.json")
 	prefixSchema   = newSchemaFile("prefix.schema.json")
 )
 
