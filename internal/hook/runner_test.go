@@ -620,17 +620,26 @@ func TestAsyncIsForCommandHooksOnly(t *testing.T) {
 
 func TestAsyncDoesNotWaitNorBlock(t *testing.T) {
 	dir := t.TempDir()
-	h := cmd(`sleep 0.5; echo '{"systemMessage":"late","decision":"block","reason":"too late","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","additionalContext":"bg ctx"}}'`)
+	// The async hook answers only once the test opens the gate, after Run
+	// has returned: a Run that waited for it would never return.
+	gate := filepath.Join(dir, "gate")
+	h := cmd(`while [ ! -e gate ]; do sleep 0.02; done; echo '{"systemMessage":"late","decision":"block","reason":"too late","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","additionalContext":"bg ctx"}}'`)
 	h.Async = true
 	failing := cmd(`exit 2`)
 	failing.Async = true
 	var mu sync.Mutex
 	var recs []Record
 	r := newRunner(t, Options{Hooks: on(PreToolUse, "", h, failing), Observer: func(rec Record) { mu.Lock(); recs = append(recs, rec); mu.Unlock() }})
-	start := time.Now()
-	o := r.Run(context.Background(), bashCall(dir, "ls"))
-	if d := time.Since(start); d > 400*time.Millisecond {
-		t.Errorf("Run waited %s for an async hook", d)
+	ran := make(chan Outcome, 1)
+	go func() { ran <- r.Run(context.Background(), bashCall(dir, "ls")) }()
+	var o Outcome
+	select {
+	case o = <-ran:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run waits for an async hook")
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
 	}
 	noErrors(t, o)
 	if o.Permission != DecisionNone || o.Block || len(o.SystemMessages) != 0 || len(o.Results) != 2 || !o.Results[0].Async {

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -25,9 +27,24 @@ func TestTerminalRenameWritesTheWorkflowRecord(t *testing.T) {
 	s.text("hi")
 	s.keys("Enter")
 	s.waitFor("Hello there.")
-	s.text("/rename auth-refactor")
-	s.keys("Enter")
-	s.waitFor("Named this conversation auth-refactor")
+	// The answer shows before the turn has ended; /rename typed in between
+	// is refused with "wait until the model has finished", so try again.
+	for tries := 0; !strings.Contains(s.capture(), "Named this conversation auth-refactor"); tries++ {
+		if tries == 50 {
+			t.Fatalf("/rename never taken:\n%s", s.capture())
+		}
+		busy := strings.Count(s.capture(), "wait until the model has finished")
+		s.text("/rename auth-refactor")
+		s.keys("Enter")
+		deadline := time.Now().Add(30 * time.Second)
+		for screen := s.capture(); !strings.Contains(screen, "Named this conversation auth-refactor") &&
+			strings.Count(screen, "wait until the model has finished") == busy; screen = s.capture() {
+			if time.Now().After(deadline) {
+				t.Fatalf("/rename got no answer:\n%s", screen)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
 
 	opts := agent.Options{Cwd: proj, Env: map[string]string{"HOME": home, "CLAUDE_CONFIG_DIR": filepath.Join(home, ".claude")}}
 	list, err := agent.ListSessions(opts)

@@ -50,6 +50,27 @@ func (s *screenLog) waitFor(t *testing.T, want string) {
 	}
 }
 
+// renameWhenIdle types /rename NAME until the UI takes it: while a turn
+// is still ending it answers "wait until the model has finished".
+func (r *running) renameWhenIdle(t *testing.T, name string) {
+	t.Helper()
+	done := "Named this conversation " + name
+	deadline := time.Now().Add(30 * time.Second)
+	for tries := 0; ; tries++ {
+		before := strings.Count(r.out.text(), "wait until the model has finished")
+		r.typeKeys("/rename " + name + "\r")
+		for !strings.Contains(r.out.text(), done) && strings.Count(r.out.text(), "wait until the model has finished") == before {
+			if time.Now().After(deadline) {
+				t.Fatalf("/rename never taken after %d tries\noutput:\n%s", tries+1, r.out.text())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if strings.Contains(r.out.text(), done) {
+			return
+		}
+	}
+}
+
 // running is the real program on a real agent.Client, fed keys through a
 // pipe.
 type running struct {
@@ -202,8 +223,9 @@ func TestClearAndResumeWithAgentClient(t *testing.T) {
 		t.Errorf("after /resume the model got %d messages: %+v", len(got), got)
 	}
 	// /rename names the conversation: -r NAME finds it.
-	r.typeKeys("/rename number-talk\r")
-	r.out.waitFor(t, "Named this conversation number-talk")
+	// "Back again." shows before the turn has ended, and /rename waits for
+	// that: the UI says to try again, as a user would.
+	r.renameWhenIdle(t, "number-talk")
 	named, err := agent.NewClient(context.Background(), agent.Options{Cwd: dir, Resume: "number-talk", NoSessionPersistence: true,
 		Env: map[string]string{"ANTHROPIC_API_KEY": "test-key", "HOME": r.home, "CLAUDE_CONFIG_DIR": filepath.Join(r.home, ".claude")}})
 	if err != nil {

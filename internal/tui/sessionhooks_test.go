@@ -93,8 +93,7 @@ func TestSessionHooksThroughTheUI(t *testing.T) {
 	r := startRunIn(t, srv, dir, "hello", true, "", func(o *agent.Options) { o.Setup = agent.SetupInit })
 	r.out.waitFor(t, "First answer.")
 	first := r.sessionShown()
-	r.typeKeys("/rename first-talk\r")
-	r.out.waitFor(t, "Named this conversation first-talk")
+	r.renameWhenIdle(t, "first-talk")
 	if again := r.sessionShown(); again != first {
 		t.Errorf("/rename changed the session: %s, then %s", first, again)
 	}
