@@ -190,8 +190,10 @@ func ids(ps []Prompt) []string {
 }
 
 // SetModel switches the model for the following requests ("" for the
-// default one) and returns the model id now in use.
-func (c *Client) SetModel(model string) string { return c.s.SetModel(model) }
+// default one) and returns the model id now in use. It refuses a name
+// that is no model (listing the aliases) and a model the availableModels
+// setting does not allow; the model in use is then unchanged.
+func (c *Client) SetModel(model string) (string, error) { return c.s.SetModel(model) }
 
 // SetMaxThinkingTokens turns extended thinking on with this budget for the
 // following requests, or off with 0.

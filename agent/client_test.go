@@ -159,8 +159,13 @@ func TestClientSetModelAndMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if id := c.SetModel("haiku"); id != "claude-haiku-4-5" {
-		t.Errorf("SetModel gave %s", id)
+	if id, err := c.SetModel("haiku"); err != nil || id != "claude-haiku-4-5" {
+		t.Errorf("SetModel gave %s, %v", id, err)
+	}
+	// A name that is no model is refused with the aliases, and the model
+	// stays haiku (the request below).
+	if id, err := c.SetModel("hiaku"); err == nil || !strings.Contains(err.Error(), "haiku") {
+		t.Errorf("SetModel of a misspelt name gave %q, %v", id, err)
 	}
 	if err := c.SetPermissionMode("yolo"); err == nil {
 		t.Error("an unknown mode was accepted")
@@ -178,6 +183,28 @@ func TestClientSetModelAndMode(t *testing.T) {
 	}
 	if got := srv.Requests()[0].Model; got != "claude-haiku-4-5" {
 		t.Errorf("request model %s", got)
+	}
+}
+
+// A model outside availableModels is refused when switched to, as it is
+// at start; the default stays allowed.
+func TestClientSetModelHonoursAvailableModels(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("ok")))
+	opts := testOptions(t, srv)
+	opts.Settings = `{"availableModels": ["haiku"]}`
+	c, err := agent.NewClient(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.SetModel("sonnet"); err == nil || !strings.Contains(err.Error(), "availableModels") {
+		t.Errorf("sonnet outside availableModels: %v", err)
+	}
+	if id, err := c.SetModel("haiku"); err != nil || id != "claude-haiku-4-5" {
+		t.Errorf("haiku: %s, %v", id, err)
+	}
+	if _, err := c.SetModel(""); err != nil {
+		t.Errorf("the default: %v", err)
 	}
 }
 

@@ -458,6 +458,10 @@ func TestStreamControlRequestsOnASession(t *testing.T) {
 	if r := p.until(isResponseTo("m"))["response"].(map[string]any); r["subtype"] != "success" || r["response"].(map[string]any)["model"] != "claude-haiku-4-5" {
 		t.Errorf("set_model answered %v", r)
 	}
+	p.controlRequest("bad", map[string]any{"subtype": "set_model", "model": "gpt-nonsense"})
+	if r := p.until(isResponseTo("bad"))["response"].(map[string]any); r["subtype"] != "error" || !strings.Contains(fmt.Sprint(r["error"]), "set_model") {
+		t.Errorf("set_model of no model answered %v", r)
+	}
 	p.controlRequest("s", map[string]any{"subtype": "mcp_status"})
 	if r := p.until(isResponseTo("s"))["response"].(map[string]any); r["subtype"] != "success" {
 		t.Errorf("mcp_status answered %v", r)

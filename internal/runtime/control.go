@@ -59,11 +59,19 @@ func (s *Session) Info() Info {
 }
 
 // SetModel switches the model of the following requests ("" for the
-// default one) and returns the model id now in use.
-func (s *Session) SetModel(name string) string {
+// default one) and returns the model id now in use. A name that is no
+// model, or a model availableModels does not list, is refused and the
+// model stays as it was.
+func (s *Session) SetModel(name string) (string, error) {
 	m := s.catalog.Resolve(name, s.getenv)
+	if name != "" {
+		var err error
+		if m, err = s.checkModel(name, "/model"); err != nil {
+			return "", err
+		}
+	}
 	s.main.engine.SetModel(m)
-	return m.ID
+	return m.ID, nil
 }
 
 // SetMaxThinkingTokens turns extended thinking on with this budget for the

@@ -263,7 +263,11 @@ func (s *server) dispatch(ctx context.Context, subtype string, raw json.RawMessa
 			s.opts.Model = model
 			return map[string]any{"model": model}, nil
 		}
-		return map[string]any{"model": s.client.SetModel(model)}, nil
+		id, err := s.client.SetModel(model)
+		if err != nil {
+			return nil, fmt.Errorf("set_model: %w", err)
+		}
+		return map[string]any{"model": id}, nil
 	case "set_permission_mode":
 		var req struct {
 			Mode string `json:"mode"`

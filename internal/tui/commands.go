@@ -217,7 +217,12 @@ func (m *Model) cmdModel(args string) tea.Cmd {
 	if name == "default" {
 		name = ""
 	}
-	m.modelID = m.be.SetModel(name)
+	id, err := m.be.SetModel(name)
+	if err != nil {
+		m.printError(err.Error())
+		return nil
+	}
+	m.modelID = id
 	m.out("Set the model to " + m.modelID)
 	return m.refreshStatusLine()
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -42,12 +43,15 @@ func (f *fakeBackend) SendPrompt(p agent.Prompt) error {
 	return nil
 }
 func (f *fakeBackend) Interrupt() { f.interrupts++ }
-func (f *fakeBackend) SetModel(name string) string {
+func (f *fakeBackend) SetModel(name string) (string, error) {
 	f.models = append(f.models, name)
 	if name == "" {
-		return "claude-default"
+		return "claude-default", nil
 	}
-	return "claude-" + name
+	if name == "nonsense" {
+		return "", errors.New("unknown model nonsense")
+	}
+	return "claude-" + name, nil
 }
 func (f *fakeBackend) SetPermissionMode(m agent.PermissionMode) error {
 	f.modes = append(f.modes, m)

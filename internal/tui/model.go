@@ -18,7 +18,7 @@ type backend interface {
 	// SendPrompt sends a prompt with images.
 	SendPrompt(p agent.Prompt) error
 	Interrupt()
-	SetModel(model string) string
+	SetModel(model string) (string, error)
 	SetPermissionMode(mode agent.PermissionMode) error
 	Info() agent.ClientInfo
 	MCPServers() []agent.MCPServerStatus

@@ -313,6 +313,11 @@ func TestSlashCommands(t *testing.T) {
 	if !strings.Contains(h.allPrinted(), "Set the model to claude-sonnet") || !strings.Contains(h.view(), "sonnet") {
 		t.Errorf("printed %q", h.printed)
 	}
+	h.typeText("/model nonsense")
+	h.enter()
+	if h.m.modelID != "claude-sonnet" || !strings.Contains(h.allPrinted(), "unknown model nonsense") {
+		t.Errorf("a refused /model: id %s, printed %q", h.m.modelID, h.printed)
+	}
 	h.send(engineMsg{msg: result(0.5)})
 	h.typeText("/cost")
 	h.enter()

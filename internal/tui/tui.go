@@ -32,7 +32,7 @@ type Engine interface {
 	SendPrompt(p agent.Prompt) error
 	Messages() iter.Seq2[agent.Message, error]
 	Interrupt() (stillQueued []string)
-	SetModel(model string) string
+	SetModel(model string) (string, error)
 	SetPermissionMode(mode agent.PermissionMode) error
 	Info() agent.ClientInfo
 	MCPServers() []agent.MCPServerStatus
@@ -259,7 +259,7 @@ func (h *host) close(reason agent.EndReason) {
 func (h *host) Send(prompt string) error        { return h.engine().Send(prompt) }
 func (h *host) SendPrompt(p agent.Prompt) error { return h.engine().SendPrompt(p) }
 func (h *host) Interrupt()                      { h.engine().Interrupt() }
-func (h *host) SetModel(model string) string {
+func (h *host) SetModel(model string) (string, error) {
 	return h.engine().SetModel(model)
 }
 func (h *host) SetPermissionMode(mode agent.PermissionMode) error {
