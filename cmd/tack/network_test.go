@@ -13,12 +13,12 @@ import (
 
 // networkRun runs `tack -p` against baseURL with two retries allowed and
 // returns the last line of standard error (the error) and the retry notices
-// --verbose printed before it.
+// printed before it (without --verbose: a retrying run is never silent).
 func networkRun(t *testing.T, baseURL string) (last string, retries []string) {
 	t.Helper()
 	e := newEnv(t)
 	e.extra = []string{"ANTHROPIC_BASE_URL=" + baseURL, "CLAUDE_CODE_MAX_RETRIES=2"}
-	out, errOut := e.run("-p", "hi", "--verbose")
+	out, errOut := e.run("-p", "hi")
 	if e.status != 1 || out != "" {
 		t.Fatalf("exit %d, stdout %q, stderr:\n%s", e.status, out, errOut)
 	}

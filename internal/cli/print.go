@@ -64,7 +64,10 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 		if res, ok := msg.(*agent.ResultMessage); ok {
 			result = res
 		}
-		if f.outputFormat == "text" && f.verbose {
+		// A retried request is said on stderr whatever the verbosity: a
+		// run waiting out the retry policy is never silent (stream-json
+		// carries the api_retry message itself).
+		if f.outputFormat != "stream-json" {
 			reportRetry(stdio.Err, msg)
 		}
 		if err := r.message(msg); err != nil {

@@ -8,9 +8,7 @@ import (
 	"github.com/tackcode/tack/agent"
 )
 
-// reportRetry writes to w, when m says a request is retried, why and when
-// (text output with --verbose: stream-json carries the api_retry message
-// itself).
+// reportRetry writes to w, when m says a request is retried, why and when.
 func reportRetry(w io.Writer, m agent.Message) {
 	sys, ok := m.(*agent.SystemMessage)
 	if !ok || sys.Subtype != agent.SubtypeAPIRetry {
