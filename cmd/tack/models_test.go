@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
 )
 
@@ -64,5 +65,30 @@ func TestAvailableModels(t *testing.T) {
 	}
 	if reqs := e.srv.Requests(); reqs[1].Model != "claude-opus-5-5" {
 		t.Errorf("the resumed session asked %s", reqs[1].Model)
+	}
+}
+
+// A subagent whose definition names a model availableModels leaves out runs
+// on its parent's model, with a notice, instead of failing.
+func TestSubagentModelOutsideAvailableModels(t *testing.T) {
+	e := newEnv(t,
+		llmtest.Turn{When: llmtest.FirstUserContains("delegate"), Content: []llm.Block{
+			llmtest.ToolUse("Agent", map[string]any{"subagent_type": "rev", "description": "a task", "prompt": "CHILD: look"})}},
+		llmtest.Turn{When: llmtest.FirstUserContains("CHILD:"), Content: []llm.Block{llmtest.Text("child done")}},
+		llmtest.Turn{When: llmtest.FirstUserContains("delegate"), Content: []llm.Block{llmtest.Text("all done")}},
+	)
+	e.settings("settings.json", `{"availableModels": ["haiku"]}`)
+	e.write(".claude/agents/rev.md", "---\nname: rev\ndescription: Reviews\nmodel: sonnet\n---\nYou review.\n")
+	out, errOut := e.run("-p", "delegate", "--model", "haiku")
+	if e.status != 0 || strings.TrimSpace(out) != "all done" {
+		t.Fatalf("exit %d: %s %s", e.status, out, errOut)
+	}
+	if !strings.Contains(errOut, "agent rev asks for model claude-sonnet-5-5, which availableModels does not allow: it runs on claude-haiku-4-5") {
+		t.Errorf("no notice: %s", errOut)
+	}
+	for _, r := range e.srv.Requests() {
+		if r.Model != "claude-haiku-4-5" {
+			t.Errorf("a request asked %s", r.Model)
+		}
 	}
 }

@@ -23,7 +23,7 @@ func (t *thread) chooseModel(context.Context) error {
 	if t.parent != nil {
 		t.model = t.parent.engine.Model()
 		if name != "" && name != "inherit" {
-			t.model = s.catalog.Resolve(name, s.getenv)
+			t.model = s.allowedOr(name, t.model, "agent "+t.spec.agentType)
 		}
 		t.thinking, t.betas = t.parent.engine.Thinking(), t.parent.betas
 		if t.parent.fallback.ID != t.model.ID {
@@ -75,6 +75,18 @@ func (s *Session) mainModel(name string) (llm.Model, error) {
 		name, source = s.settings.Model, `the settings' "model"`
 	}
 	return s.checkModel(name, source)
+}
+
+// allowedOr resolves the model name that who (a subagent, a skill) asks
+// for, or keeps current, with a notice, when availableModels does not
+// allow it: the policy holds without failing the agent or the skill.
+func (s *Session) allowedOr(name string, current llm.Model, who string) llm.Model {
+	m := s.catalog.Resolve(name, s.getenv)
+	if list := config.Texts(s.settings.AvailableModels); !s.catalog.Allowed(m, list, s.getenv) {
+		s.notify(fmt.Sprintf("%s asks for model %s, which availableModels does not allow: it runs on %s", who, m.ID, current.ID))
+		return current
+	}
+	return m
 }
 
 // checkModel resolves a model name given by source, refusing a name that

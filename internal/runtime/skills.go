@@ -115,7 +115,7 @@ func (s *Session) skillLoaded(inv skill.Invocation) {
 			s.modelBeforeSkill = &prev
 		}
 		s.skillMu.Unlock()
-		s.main.engine.SetModel(s.catalog.Resolve(m, s.getenv))
+		s.main.engine.SetModel(s.allowedOr(m, s.main.engine.Model(), "skill "+inv.Name))
 	}
 	if len(inv.Hooks) == 0 {
 		return
