@@ -83,7 +83,7 @@ func (e *engine) Messages() iter.Seq2[agent.Message, error] {
 	}
 }
 func (e *engine) Interrupt() []string                          { return nil }
-func (e *engine) SetModel(string) string                       { return "claude-bench" }
+func (e *engine) SetModel(string) (string, error)              { return "claude-bench", nil }
 func (e *engine) SetPermissionMode(agent.PermissionMode) error { return nil }
 func (e *engine) Info() agent.ClientInfo {
 	return agent.ClientInfo{SessionID: "bench", Model: "claude-bench"}
