@@ -73,3 +73,35 @@ func TestNoGitStatusOutsideARepository(t *testing.T) {
 		t.Errorf("a git section outside a repository:\n%s", sys)
 	}
 }
+
+// TestGitInstructionsTurnedOff: includeGitInstructions: false leaves the
+// git status out; CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS decides over the
+// setting either way, as in Claude Code.
+func TestGitInstructionsTurnedOff(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	e := newEnv(t, llmtest.Reply(llmtest.Text("ok")), llmtest.Reply(llmtest.Text("ok")), llmtest.Reply(llmtest.Text("ok")))
+	e.write("a.txt", "one\n")
+	gitRepo(t, e.dir)
+	has := func(env ...string) bool {
+		t.Helper()
+		e.extra = env
+		if _, errOut := e.run("-p", "hi", "--no-session-persistence"); e.status != 0 {
+			t.Fatalf("exit %d: %s", e.status, errOut)
+		}
+		reqs := e.srv.Requests()
+		return strings.Contains(reqs[len(reqs)-1].SystemText(), "Current branch:")
+	}
+	e.settings("settings.json", `{"includeGitInstructions": false}`)
+	if has() {
+		t.Error("includeGitInstructions: false kept the git status")
+	}
+	if !has("CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS=0") {
+		t.Error("CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS=0 did not bring the git status back")
+	}
+	e.settings("settings.json", `{}`)
+	if has("CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS=1") {
+		t.Error("CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS=1 kept the git status")
+	}
+}

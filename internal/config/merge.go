@@ -106,6 +106,7 @@ func merge(docs []*document) *Merged {
 			{&out.DisableAllHooks, &s.DisableAllHooks},
 			{&out.AllowManagedHooksOnly, &s.AllowManagedHooksOnly},
 			{&out.IncludeCoAuthoredBy, &s.IncludeCoAuthoredBy},
+			{&out.IncludeGitInstructions, &s.IncludeGitInstructions},
 			{&out.AlwaysThinkingEnabled, &s.AlwaysThinkingEnabled},
 		} {
 			if *f.src != nil {

@@ -55,6 +55,7 @@ func (m *Merged) Render(w io.Writer) error {
 		scalar("cleanupPeriodDays", strconv.Itoa(*s.CleanupPeriodDays))
 	}
 	scalar("includeCoAuthoredBy", boolText(s.IncludeCoAuthoredBy))
+	scalar("includeGitInstructions", boolText(s.IncludeGitInstructions))
 	scalar("alwaysThinkingEnabled", boolText(s.AlwaysThinkingEnabled))
 	scalar("sandbox", compact(s.Sandbox))
 

@@ -54,10 +54,13 @@ type Settings struct {
 
 	CleanupPeriodDays *int
 	// EnabledPlugins maps "name@marketplace" to whether the plugin is on.
-	EnabledPlugins        map[string]bool
-	APIKeyHelper          string
-	IncludeCoAuthoredBy   *bool
-	AlwaysThinkingEnabled *bool
+	EnabledPlugins      map[string]bool
+	APIKeyHelper        string
+	IncludeCoAuthoredBy *bool
+	// IncludeGitInstructions false leaves the git status snapshot out of
+	// the system prompt (CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS overrides it).
+	IncludeGitInstructions *bool
+	AlwaysThinkingEnabled  *bool
 	// Sandbox is the "sandbox" value as written, for the sandbox package.
 	Sandbox json.RawMessage
 
@@ -188,7 +191,7 @@ var (
 		"enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers",
 		"claudeMdExcludes", "disableAllHooks", "allowManagedHooksOnly", "allowedHttpHookUrls",
 		"httpHookAllowedEnvVars", "cleanupPeriodDays", "enabledPlugins", "apiKeyHelper",
-		"includeCoAuthoredBy", "alwaysThinkingEnabled", "sandbox", "requireWorkspaceTrust", "availableModels",
+		"includeCoAuthoredBy", "includeGitInstructions", "alwaysThinkingEnabled", "sandbox", "requireWorkspaceTrust", "availableModels",
 	}
 	permissionKeys = []string{"allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode"}
 	matcherKeys    = []string{"matcher", "hooks"}
@@ -360,6 +363,8 @@ func (d *document) top(root *jsontree.Node) *Error {
 			err = d.requireTrust(v, k)
 		case "includeCoAuthoredBy":
 			err = d.scalarBool(v, k, &s.IncludeCoAuthoredBy)
+		case "includeGitInstructions":
+			err = d.scalarBool(v, k, &s.IncludeGitInstructions)
 		case "alwaysThinkingEnabled":
 			err = d.scalarBool(v, k, &s.AlwaysThinkingEnabled)
 		case "cleanupPeriodDays":

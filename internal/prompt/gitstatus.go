@@ -42,10 +42,11 @@ func GitStatus(ctx context.Context, dir string) string {
 	}
 	ctx, cancel := context.WithTimeout(ctx, GitStatusTimeout)
 	defer cancel()
+	// Three commands, run together: the status with its branch header
+	// (## BRANCH...UPSTREAM), the candidates for the main branch, the log.
 	qs := []*gitQuery{
-		{args: []string{"branch", "--show-current"}},
+		{args: []string{"status", "--short", "--branch"}},
 		{args: []string{"for-each-ref", "--format=%(refname)%09%(symref)", "refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master"}},
-		{args: []string{"status", "--short"}},
 		{args: []string{"log", "--oneline", "-n", "5"}},
 	}
 	var wg sync.WaitGroup
@@ -57,19 +58,40 @@ func GitStatus(ctx context.Context, dir string) string {
 		}()
 	}
 	wg.Wait()
-	branch, refs, status, log := qs[0], qs[1], qs[2], qs[3]
-	if branch.err != nil || status.err != nil {
+	status, refs, log := qs[0], qs[1], qs[2]
+	if status.err != nil {
 		return ""
 	}
-	current := strings.TrimSpace(branch.out)
-	if current == "" {
-		current = "(detached HEAD)"
-	}
+	current, short := splitBranch(status.out)
 	commits := strings.TrimSpace(log.out)
 	if log.err != nil || commits == "" {
 		commits = "(no commits yet)"
 	}
-	return strings.TrimSpace(fmt.Sprintf(gitStatusText, current, mainBranch(refs.out, current), shortStatus(status.out), commits))
+	return strings.TrimSpace(fmt.Sprintf(gitStatusText, current, mainBranch(refs.out, current), shortStatus(short), commits))
+}
+
+// splitBranch takes the branch header off `git status --short --branch`:
+// "## main...origin/main [ahead 1]", "## No commits yet on main", or
+// "## HEAD (no branch)" when detached. It returns the current branch and
+// the status lines.
+func splitBranch(out string) (branch, rest string) {
+	head, rest, _ := strings.Cut(out, "\n")
+	head, ok := strings.CutPrefix(head, "## ")
+	if !ok {
+		return "(detached HEAD)", out
+	}
+	for _, p := range []string{"No commits yet on ", "Initial commit on "} {
+		head = strings.TrimPrefix(head, p)
+	}
+	if name, _, found := strings.Cut(head, "..."); found {
+		head = name
+	} else if name, _, found := strings.Cut(head, " ["); found {
+		head = name
+	}
+	if head == "" || strings.HasPrefix(head, "HEAD (") {
+		return "(detached HEAD)", rest
+	}
+	return head, rest
 }
 
 // runGit runs git in dir and returns its standard output.

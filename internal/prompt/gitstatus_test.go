@@ -67,3 +67,17 @@ func TestMainBranch(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitBranch(t *testing.T) {
+	for _, tc := range []struct{ out, branch, rest string }{
+		{"## main\n", "main", ""},
+		{"## main...origin/main [ahead 1]\n M a.go\n", "main", " M a.go\n"},
+		{"## feature/x [gone]\n?? b\n", "feature/x", "?? b\n"},
+		{"## No commits yet on trunk\n", "trunk", ""},
+		{"## HEAD (no branch)\n M a\n", "(detached HEAD)", " M a\n"},
+	} {
+		if b, r := splitBranch(tc.out); b != tc.branch || r != tc.rest {
+			t.Errorf("splitBranch(%q) = %q, %q; want %q, %q", tc.out, b, r, tc.branch, tc.rest)
+		}
+	}
+}

@@ -56,7 +56,7 @@ type Env struct {
 func DetectEnv(cwd string, now time.Time, getenv func(string) string) Env {
 	return Env{
 		Cwd:       cwd,
-		IsGitRepo: inGitRepo(cwd),
+		IsGitRepo: InGitRepo(cwd),
 		Platform:  runtime.GOOS,
 		Shell:     filepath.Base(getenv("SHELL")),
 		OSVersion: osVersion(),
@@ -120,8 +120,9 @@ func yesNo(v bool) string {
 	return "no"
 }
 
-// inGitRepo looks for a .git entry in dir or an ancestor.
-func inGitRepo(dir string) bool {
+// InGitRepo says whether dir is in a git work tree: it or a parent holds
+// .git.
+func InGitRepo(dir string) bool {
 	for {
 		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
 			return true

@@ -101,7 +101,10 @@ type thread struct {
 	context     []llm.Block
 	resumeNotes []string
 	autoMemory  string
-	system      []llm.Block
+	// gitStatus delivers the main thread's git status snapshot, taken
+	// while the steps before the prompt run (nil: the prompt has none).
+	gitStatus <-chan string
+	system    []llm.Block
 	// recordedTools is a resumed session's tools array, re-sent while it
 	// offers the same tools.
 	recordedTools []llm.ToolSpec

@@ -23,10 +23,8 @@ func (t *thread) buildPrompt(ctx context.Context) error {
 	}
 	penv.ExtraDirs = t.checker.Dirs()
 	popts := prompt.Options{Append: s.cfg.AppendSystemPrompt, Env: penv, AutoMemory: t.autoMemory}
-	if penv.IsGitRepo && (s.resumed == nil || s.resumed.prefix == nil) {
-		// Taken once: the prompt, and so the cached prefix, stays the
-		// same for the whole session.
-		popts.GitStatus = prompt.GitStatus(ctx, t.cwd)
+	if t.gitStatus != nil {
+		popts.GitStatus = <-t.gitStatus
 	}
 	switch {
 	case s.cfg.SystemPrompt != nil:
@@ -44,4 +42,33 @@ func (t *thread) buildPrompt(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// prefetchGitStatus starts the git status snapshot of the main thread's
+// prompt, so that its git commands run beside the start-up steps before
+// the prompt's (hooks, MCP servers, memory). It is taken once: the prompt,
+// and so the cached prefix, stays the same for the whole session. nil when
+// the prompt gets none: outside a repository, on a resume that re-sends
+// its recorded prompt, or with the git instructions turned off
+// (CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS, includeGitInstructions: false).
+func (s *Session) prefetchGitStatus(ctx context.Context, dir string) <-chan string {
+	if !s.gitInstructions() || (s.resumed != nil && s.resumed.prefix != nil) || !prompt.InGitRepo(dir) {
+		return nil
+	}
+	ch := make(chan string, 1)
+	go func() { ch <- prompt.GitStatus(ctx, dir) }()
+	return ch
+}
+
+// gitInstructions says whether the system prompt carries the git status:
+// the environment variable decides when set, else the setting (default
+// true), as in Claude Code.
+func (s *Session) gitInstructions() bool {
+	if v := s.getenv("CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS"); v != "" {
+		return !truthy(v)
+	}
+	if b := s.settings.IncludeGitInstructions; b != nil {
+		return *b
+	}
+	return true
 }

@@ -11,6 +11,7 @@ import (
 func (t *thread) chooseWorkdir(ctx context.Context) error {
 	if t.parent == nil {
 		t.cwd = t.s.cwd
+		t.gitStatus = t.s.prefetchGitStatus(ctx, t.cwd)
 		return nil
 	}
 	t.cwd = t.parent.env.Cwd()
