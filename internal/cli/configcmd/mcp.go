@@ -204,22 +204,9 @@ the server starts.`,
 	fl.SetInterspersed(false)
 	cmd.RunE = mcpRun(stdio, func(cmd *cobra.Command, args []string) error {
 		before, after := splitDash(cmd, args)
-		// Claude Code's -e and -H take several values each (-e A=1 B=2);
-		// a server name has neither '=' nor ':', so such leftovers before
-		// the name are the values of those flags.
-		for len(before) > 0 && mcpconfig.ValidName(before[0]) != nil {
-			switch v := before[0]; {
-			case len(env) > 0 && strings.Contains(v, "="):
-				env = append(env, v)
-			case len(headers) > 0 && strings.Contains(v, ":"):
-				headers = append(headers, v)
-			default:
-				if strings.HasPrefix(v, "-") {
-					return cmdio.Usagef("unknown option %q", v)
-				}
-				return cmdio.Usagef("%v", mcpconfig.ValidName(v))
-			}
-			before = before[1:]
+		before, err := leadingValues(before, &env, &headers)
+		if err != nil {
+			return err
 		}
 		if len(before) == 0 {
 			if len(after) > 0 {
@@ -255,34 +242,70 @@ the server starts.`,
 			if len(headerKVs) > 0 || clientID != "" || callbackPort != 0 {
 				return cmdio.Usagef("--header, --client-id and --callback-port apply to http and sse servers (add --transport http)")
 			}
-			if len(rest) == 0 {
-				return cmdio.Usagef("missing the command that starts the server: tack mcp add %s -- COMMAND [ARGS...]", name)
-			}
-			if strings.Contains(rest[0], "://") {
-				return cmdio.Usagef("%q is a URL: add --transport http (or sse) before the name", rest[0])
-			}
-			entry = mcpconfig.StdioEntry(rest[0], rest[1:], envKVs)
-			summary = fmt.Sprintf("Added stdio MCP server %s with command: %s to %s config", name, strings.Join(rest, " "), sc)
+			entry, summary, err = stdioEntry(name, rest, envKVs, sc)
 		} else {
 			if len(envKVs) > 0 {
 				return cmdio.Usagef("--env applies to stdio servers; send values to an %s server with --header", typ)
 			}
-			if len(rest) != 1 {
-				return cmdio.Usagef("want the server name and its URL: tack mcp add --transport %s %s URL", typ, name)
-			}
-			if callbackPort < 0 || callbackPort > 65535 {
-				return cmdio.Usagef("invalid --callback-port %d", callbackPort)
-			}
-			var oauth *mcpconfig.OAuth
-			if clientID != "" || callbackPort != 0 {
-				oauth = &mcpconfig.OAuth{ClientID: clientID, CallbackPort: callbackPort}
-			}
-			entry = mcpconfig.RemoteEntry(typ, rest[0], headerKVs, oauth)
-			summary = fmt.Sprintf("Added %s MCP server %s with URL: %s to %s config", strings.ToUpper(string(typ)), name, rest[0], sc)
+			entry, summary, err = remoteEntry(typ, name, rest, headerKVs, clientID, callbackPort, sc)
+		}
+		if err != nil {
+			return err
 		}
 		return addEntry(stdio, sc, name, entry, summary, headerKVs)
 	})
 	return cmd
+}
+
+// leadingValues takes off the front of args the extra values of -e and -H
+// written before the server name: Claude Code's -e and -H take several
+// values each (-e A=1 B=2), and a server name has neither '=' nor ':'.
+func leadingValues(args []string, env, headers *[]string) ([]string, error) {
+	for len(args) > 0 && mcpconfig.ValidName(args[0]) != nil {
+		switch v := args[0]; {
+		case len(*env) > 0 && strings.Contains(v, "="):
+			*env = append(*env, v)
+		case len(*headers) > 0 && strings.Contains(v, ":"):
+			*headers = append(*headers, v)
+		default:
+			if strings.HasPrefix(v, "-") {
+				return nil, cmdio.Usagef("unknown option %q", v)
+			}
+			return nil, cmdio.Usagef("%v", mcpconfig.ValidName(v))
+		}
+		args = args[1:]
+	}
+	return args, nil
+}
+
+// stdioEntry is the configuration of a stdio server started by the command
+// rest, and the line that says it was added.
+func stdioEntry(name string, rest []string, env []mcpconfig.KV, sc mcpconfig.Scope) (json.RawMessage, string, error) {
+	if len(rest) == 0 {
+		return nil, "", cmdio.Usagef("missing the command that starts the server: tack mcp add %s -- COMMAND [ARGS...]", name)
+	}
+	if strings.Contains(rest[0], "://") {
+		return nil, "", cmdio.Usagef("%q is a URL: add --transport http (or sse) before the name", rest[0])
+	}
+	summary := fmt.Sprintf("Added stdio MCP server %s with command: %s to %s config", name, strings.Join(rest, " "), sc)
+	return mcpconfig.StdioEntry(rest[0], rest[1:], env), summary, nil
+}
+
+// remoteEntry is the configuration of an http or sse server at the URL
+// rest holds, and the line that says it was added.
+func remoteEntry(typ mcpconfig.Type, name string, rest []string, headers []mcpconfig.KV, clientID string, callbackPort int, sc mcpconfig.Scope) (json.RawMessage, string, error) {
+	if len(rest) != 1 {
+		return nil, "", cmdio.Usagef("want the server name and its URL: tack mcp add --transport %s %s URL", typ, name)
+	}
+	if callbackPort < 0 || callbackPort > 65535 {
+		return nil, "", cmdio.Usagef("invalid --callback-port %d", callbackPort)
+	}
+	var oauth *mcpconfig.OAuth
+	if clientID != "" || callbackPort != 0 {
+		oauth = &mcpconfig.OAuth{ClientID: clientID, CallbackPort: callbackPort}
+	}
+	summary := fmt.Sprintf("Added %s MCP server %s with URL: %s to %s config", strings.ToUpper(string(typ)), name, rest[0], sc)
+	return mcpconfig.RemoteEntry(typ, rest[0], headers, oauth), summary, nil
 }
 
 // optionsAfterName reads tack's options written between the server name and
