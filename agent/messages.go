@@ -226,7 +226,9 @@ type ResultMessage struct {
 	DurationAPIMS int64    `json:"duration_api_ms"`
 	// TotalCostUSD is what the session has spent so far, its subagents'
 	// included.
-	TotalCostUSD      float64               `json:"total_cost_usd"`
+	TotalCostUSD float64 `json:"total_cost_usd"`
+	// Usage counts the main agent's requests only, as Claude Code's does;
+	// ModelUsage counts every request, its subagents' and tools' included.
 	Usage             ResultUsage           `json:"usage"`
 	ModelUsage        map[string]ModelUsage `json:"modelUsage"`
 	PermissionDenials []PermissionDenial    `json:"permission_denials"`
@@ -251,7 +253,8 @@ type DeferredToolUse struct {
 	Input json.RawMessage `json:"input"`
 }
 
-// ResultUsage is the token usage summed over a prompt's requests.
+// ResultUsage is the token usage summed over a prompt's requests (the
+// main agent's; a subagent's are in its own result and in ModelUsage).
 type ResultUsage struct {
 	InputTokens              int64         `json:"input_tokens"`
 	CacheCreationInputTokens int64         `json:"cache_creation_input_tokens"`

@@ -44,7 +44,8 @@ func TestSubagentHasItsOwnPromptToolsAndContext(t *testing.T) {
 		turnFor("CHILD:", llmtest.Text("REPORT: a.txt looks fine")),
 		turnFor("please review", llmtest.Text("done")),
 	}
-	// The subagent's spending shows in the session's result.
+	// The subagent's spending shows in the session's modelUsage and cost,
+	// not in its usage.
 	for i := range turns {
 		turns[i].Usage = &llm.Usage{InputTokens: 1, OutputTokens: 1}
 		if i >= 1 && i <= 3 {
@@ -148,8 +149,19 @@ func TestSubagentHasItsOwnPromptToolsAndContext(t *testing.T) {
 	}
 
 	res := msgs[len(msgs)-1].(*agent.ResultMessage)
-	if res.Usage.InputTokens != 3002 || res.Usage.OutputTokens != 302 {
-		t.Errorf("result usage %+v, want the subagent's 3000/300 included", res.Usage)
+	if res.Usage.InputTokens != 2 || res.Usage.OutputTokens != 2 {
+		t.Errorf("result usage %+v, want the main agent's 2/2 only", res.Usage)
+	}
+	var in, out int64
+	var cost float64
+	for _, mu := range res.ModelUsage {
+		in, out, cost = in+mu.InputTokens, out+mu.OutputTokens, cost+mu.CostUSD
+	}
+	if in != 3002 || out != 302 {
+		t.Errorf("modelUsage %+v, want the subagent's 3000/300 included", res.ModelUsage)
+	}
+	if cost <= 0 || res.TotalCostUSD != cost {
+		t.Errorf("total cost %v, modelUsage costs %v", res.TotalCostUSD, cost)
 	}
 
 	// The subagent's transcript is its own file beside the session's.

@@ -123,7 +123,7 @@ func (r *run) compact(trigger, instructions string) error {
 	if err != nil {
 		return err
 	}
-	s.account(model.ID, &llm.Response{Model: out.Model, Usage: out.Usage})
+	s.account(model.ID, &llm.Response{Model: out.Model, Usage: out.Usage}, true)
 
 	// SessionStart hooks with source "compact" may add context to the new
 	// history, in its first message.

@@ -475,7 +475,7 @@ func (r *run) callModel() (*llm.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.account(req.Model, resp)
+	s.account(req.Model, resp, true)
 	u := resp.Usage
 	r.lastUsage = &u
 	return resp, nil

@@ -514,6 +514,10 @@ func TestToolModelCallsAreCounted(t *testing.T) {
 	if res.TotalCostUSD < 2 || h.sess.Cost() != res.TotalCostUSD {
 		t.Errorf("total %v, session %v", res.TotalCostUSD, h.sess.Cost())
 	}
+	// usage is the thread's own requests, as in Claude Code's result.
+	if res.Usage.InputTokens != 20 || res.Usage.OutputTokens != 20 {
+		t.Errorf("usage %+v, want the two own requests only", res.Usage)
+	}
 }
 
 func TestThinkingIsSentBackVerbatim(t *testing.T) {

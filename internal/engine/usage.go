@@ -7,7 +7,9 @@ import (
 	"github.com/tackcode/tack/internal/protocol"
 )
 
-// tally accumulates usage and cost, per model.
+// tally accumulates usage and cost, per model. usage counts the thread's
+// own requests only; byModel and cost count every request made on its
+// behalf too (its tools' and subagents'), as Claude Code's result does.
 type tally struct {
 	usage   llm.Usage
 	byModel map[string]*modelUsage
@@ -20,7 +22,7 @@ type modelUsage struct {
 	cost  float64
 }
 
-func (t *tally) add(id string, m llm.Model, u llm.Usage, cost float64) {
+func (t *tally) add(id string, m llm.Model, u llm.Usage, cost float64, own bool) {
 	if t.byModel == nil {
 		t.byModel = map[string]*modelUsage{}
 	}
@@ -31,7 +33,9 @@ func (t *tally) add(id string, m llm.Model, u llm.Usage, cost float64) {
 	}
 	mu.usage.Add(u)
 	mu.cost += cost
-	t.usage.Add(u)
+	if own {
+		t.usage.Add(u)
+	}
 	t.cost += cost
 }
 
@@ -60,7 +64,9 @@ func (t *tally) fill(res *protocol.Result) {
 }
 
 // account adds a response's usage to the session and to the run in progress.
-func (s *Session) account(requested string, resp *llm.Response) {
+// own says the request is the thread's own (its turns, its compaction), not
+// one made for it by a tool or a subagent.
+func (s *Session) account(requested string, resp *llm.Response, own bool) {
 	id := resp.Model
 	if id == "" {
 		id = requested
@@ -69,13 +75,15 @@ func (s *Session) account(requested string, resp *llm.Response) {
 	cost := m.Cost(resp.Usage, s.cfg.Catalog.WebSearchPer1k)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.total.add(id, m, resp.Usage, cost)
+	s.total.add(id, m, resp.Usage, cost, own)
 	if s.current != nil {
-		s.current.add(id, m, resp.Usage, cost)
+		s.current.add(id, m, resp.Usage, cost, own)
 	}
 }
 
-// meteredProvider counts the usage of model calls made by tools.
+// meteredProvider counts the usage of model calls made by tools (WebFetch,
+// WebSearch, and the subagents and hook agents that call through it) in
+// the session's per-model usage and cost, not in its own usage.
 type meteredProvider struct {
 	inner llm.Provider
 	s     *Session
@@ -84,7 +92,7 @@ type meteredProvider struct {
 func (p meteredProvider) Stream(ctx context.Context, req *llm.Request, obs llm.Observer) (*llm.Response, error) {
 	resp, err := p.inner.Stream(ctx, req, obs)
 	if err == nil {
-		p.s.account(req.Model, resp)
+		p.s.account(req.Model, resp, false)
 	}
 	return resp, err
 }
