@@ -18,7 +18,7 @@ func TestStructuredOutputIsValidatedAndReturned(t *testing.T) {
 		{Content: []llm.Block{llmtest.Text("It is Lyon.")}},
 		{Content: []llm.Block{llmtest.ToolUse("StructuredOutput", map[string]any{"city": 5})}},
 		{Content: []llm.Block{llmtest.ToolUse("StructuredOutput", map[string]any{"city": "Lyon"})}},
-		{Content: []llm.Block{llmtest.Text("done")}},
+		{Content: []llm.Block{llmtest.Text("asked again after the structured output")}},
 	}})
 	opts := testOptions(t, srv)
 	opts.JSONSchema = json.RawMessage(citySchema)
@@ -36,10 +36,14 @@ func TestStructuredOutputIsValidatedAndReturned(t *testing.T) {
 	if got, _ := json.Marshal(r.StructuredOutput); r.IsError || string(got) != `{"city":"Lyon"}` {
 		t.Errorf("structured_output %s (error %v)", got, r.IsError)
 	}
-	if r.NumTurns != 4 {
-		t.Errorf("num_turns %d, want 4 (both runs)", r.NumTurns)
+	if r.NumTurns != 3 {
+		t.Errorf("num_turns %d, want 3 (both runs)", r.NumTurns)
 	}
+	// The accepted call ends the turn: the model is not asked again.
 	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3: none after the accepted StructuredOutput call", len(reqs))
+	}
 	if d := toolDescription(t, reqs[0], "StructuredOutput"); d == "" {
 		t.Error("no StructuredOutput tool")
 	}
@@ -48,6 +52,27 @@ func TestStructuredOutputIsValidatedAndReturned(t *testing.T) {
 	}
 	if res := reqs[2].ToolResults(); len(res) != 1 || !res[0].IsError {
 		t.Errorf("an input that breaks the schema was accepted: %+v", res)
+	}
+}
+
+// A first call that matches the schema is the whole turn: one request.
+func TestStructuredOutputEndsTheTurn(t *testing.T) {
+	srv := llmtest.Start(t, llmtest.Options{Turns: []llmtest.Turn{
+		{Content: []llm.Block{llmtest.ToolUse("StructuredOutput", map[string]any{"city": "Lyon"})}},
+		{Content: []llm.Block{llmtest.Text("asked again after the structured output")}},
+	}})
+	opts := testOptions(t, srv)
+	opts.JSONSchema = json.RawMessage(citySchema)
+	msgs := collect(t, context.Background(), "which city?", opts)
+	r := msgs[len(msgs)-1].(*agent.ResultMessage)
+	if got, _ := json.Marshal(r.StructuredOutput); r.IsError || r.Subtype != "success" || string(got) != `{"city":"Lyon"}` {
+		t.Errorf("result %+v, structured_output %s", r, got)
+	}
+	if n := len(srv.Requests()); n != 1 || r.NumTurns != 1 {
+		t.Errorf("%d requests, num_turns %d: want 1 and 1", n, r.NumTurns)
+	}
+	if r.Result != nil && strings.Contains(*r.Result, "asked again") {
+		t.Errorf("result text %q comes from a second request", *r.Result)
 	}
 }
 

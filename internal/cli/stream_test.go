@@ -624,6 +624,10 @@ func TestStreamStructuredOutput(t *testing.T) {
 	if got, _ := json.Marshal(res["structured_output"]); res["is_error"] != false || string(got) != `{"city":"Lyon"}` {
 		t.Errorf("result %v", res)
 	}
+	// The accepted call ends the turn: the second reply is never asked for.
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d model requests, want 1", n)
+	}
 	if code := p.finish(); code != 0 {
 		t.Fatalf("exit %d: %s", code, p.errOut.String())
 	}

@@ -420,33 +420,48 @@ func (r *run) loop(prompt []llm.Block) *protocol.Result {
 			if resp.StopReason == "pause_turn" {
 				continue // a server tool paused the turn: send it back to go on
 			}
-			// A message injected while the model answered: the turn goes on
-			// with it rather than ending.
-			if injected := s.takeInjected(); len(injected) > 0 {
-				r.appendPrompt(injected)
-				continue
+			if res := r.endTurn(); res != nil {
+				return res
 			}
-			feedback, stop := r.stopHook(r.lastText)
-			if stop != nil {
-				return stop
-			}
-			if feedback != "" {
-				// A Stop hook says the work is not done: the model goes on.
-				r.stopHookActive = true
-				r.appendUser(llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(feedback)}}, nil, true)
-				continue
-			}
-			return r.success()
+			continue
 		}
 		stop := r.runTools(calls)
 		if stop != nil {
 			return stop
+		}
+		// A call that completes the turn (StructuredOutput's answer) ends it
+		// as a final answer does, with no further request, as in Claude Code.
+		if endsTurn(calls) {
+			if res := r.endTurn(); res != nil {
+				return res
+			}
+			continue
 		}
 		// Messages injected while the tools ran join their results.
 		if injected := s.takeInjected(); len(injected) > 0 {
 			r.appendPrompt(injected)
 		}
 	}
+}
+
+// endTurn ends the model's turn: the run's result, or nil when the turn
+// goes on (a message injected while the model answered, or a Stop hook
+// that says the work is not done, joins the conversation).
+func (r *run) endTurn() *protocol.Result {
+	if injected := r.s.takeInjected(); len(injected) > 0 {
+		r.appendPrompt(injected)
+		return nil
+	}
+	feedback, stop := r.stopHook(r.lastText)
+	if stop != nil {
+		return stop
+	}
+	if feedback != "" {
+		r.stopHookActive = true
+		r.appendUser(llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(feedback)}}, nil, true)
+		return nil
+	}
+	return r.success()
 }
 
 // callModel sends the conversation and returns the complete response.

@@ -82,7 +82,18 @@ type call struct {
 	done     bool // the call has its result
 	ran      bool // the tool ran (struct_ is its response)
 	waiting  bool // a deferral left the call for the host to decide
+	endsTurn bool // the tool's result completes the turn
 	duration time.Duration
+}
+
+// endsTurn says whether a call of the batch completed the turn.
+func endsTurn(calls []*call) bool {
+	for _, c := range calls {
+		if c.endsTurn && !c.result.IsError {
+			return true
+		}
+	}
+	return false
 }
 
 // runTools runs the calls of one response and appends their results. It
@@ -373,6 +384,7 @@ func (r *run) invoke(c *call) {
 	}
 	c.result = llm.Block{Type: llm.TypeToolResult, ToolUseID: c.id, Content: cleanContent(res.Content), IsError: res.IsError}
 	c.struct_ = res.Structured
+	c.endsTurn = res.EndsTurn && !res.IsError
 }
 
 // safeRun runs a tool, turning a panic into an error so one broken tool

@@ -43,6 +43,10 @@ type Result struct {
 	// Structured is the machine-readable result: stream-json's tool_use_result
 	// and the PostToolUse hook's tool_response.
 	Structured any
+	// EndsTurn says the call completes the model's turn (StructuredOutput's
+	// accepted answer): once the batch's results are in, the model is not
+	// asked again. An error result never ends the turn.
+	EndsTurn bool
 }
 
 // TextResult is a result with one text block.

@@ -153,7 +153,7 @@ func TestResume(t *testing.T) {
 func TestStructuredOutput(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Options{Turns: []llmtest.Turn{
 		toolUse("StructuredOutput", map[string]any{"city": "Lyon", "population": 522250}),
-		text("done"),
+		text("asked again after the structured output"),
 	}})
 	out := run(t, srv, "structured")
 	var obj struct {
@@ -166,6 +166,10 @@ func TestStructuredOutput(t *testing.T) {
 	reqs := srv.Requests()
 	if len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), `"StructuredOutput"`) {
 		t.Error("the model was not offered the StructuredOutput tool")
+	}
+	// The accepted call ends the turn, as in Claude Code: one request.
+	if len(reqs) != 1 {
+		t.Errorf("%d model requests, want 1", len(reqs))
 	}
 }
 

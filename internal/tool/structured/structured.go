@@ -54,5 +54,5 @@ func (t *structuredTool) ReadOnly(json.RawMessage) bool { return true }
 
 func (t *structuredTool) Run(_ context.Context, _ *tool.Env, input json.RawMessage) (tool.Result, error) {
 	t.accept(append(json.RawMessage(nil), input...))
-	return tool.Result{Content: []llm.Block{llm.Text("Structured output received.")}, Structured: json.RawMessage(input)}, nil
+	return tool.Result{Content: []llm.Block{llm.Text("Structured output received.")}, Structured: json.RawMessage(input), EndsTurn: true}, nil
 }
