@@ -64,3 +64,46 @@ func TestSubagentRequestsCarryTheSessionsBetasThinkingAndFallback(t *testing.T) 
 		t.Errorf("the quick agent asked %s, not its definition's model", quick[0].Model)
 	}
 }
+
+// -p's result counts usage as Claude Code's does: usage is the main agent's
+// requests; modelUsage (per model) and total_cost_usd include the subagent's.
+func TestPrintResultUsageIsTheMainAgents(t *testing.T) {
+	when := func(first string, u llm.Usage, b llm.Block) llmtest.Turn {
+		return llmtest.Turn{When: llmtest.FirstUserContains(first), Content: []llm.Block{b}, Usage: &u}
+	}
+	e := newEnv(t,
+		when("delegate", llm.Usage{InputTokens: 100, OutputTokens: 10}, llmtest.ToolUse("Agent",
+			map[string]any{"subagent_type": "quick", "description": "a task", "prompt": "CHILD: count"})),
+		when("CHILD:", llm.Usage{InputTokens: 7000, OutputTokens: 700}, llmtest.Text("counted")),
+		when("delegate", llm.Usage{InputTokens: 200, OutputTokens: 20}, llmtest.Text("done")))
+	out, errOut := e.run("-p", "delegate", "--model", "opus", "--output-format", "json",
+		"--agents", `{"quick": {"description": "Counts", "prompt": "You count.", "model": "haiku"}}`)
+	if e.status != 0 {
+		t.Fatalf("exit %d: %s", e.status, errOut)
+	}
+	var res struct {
+		Usage struct {
+			InputTokens  int64 `json:"input_tokens"`
+			OutputTokens int64 `json:"output_tokens"`
+		} `json:"usage"`
+		ModelUsage map[string]struct {
+			InputTokens  int64   `json:"inputTokens"`
+			OutputTokens int64   `json:"outputTokens"`
+			CostUSD      float64 `json:"costUSD"`
+		} `json:"modelUsage"`
+		TotalCostUSD float64 `json:"total_cost_usd"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if res.Usage.InputTokens != 300 || res.Usage.OutputTokens != 30 {
+		t.Errorf("usage %+v, want the main agent's 300/30 only", res.Usage)
+	}
+	main, child := res.ModelUsage["claude-opus-5-5"], res.ModelUsage["claude-haiku-4-5"]
+	if main.InputTokens != 300 || child.InputTokens != 7000 || child.OutputTokens != 700 {
+		t.Errorf("modelUsage %+v, want opus 300 and haiku 7000/700", res.ModelUsage)
+	}
+	if d := res.TotalCostUSD - main.CostUSD - child.CostUSD; child.CostUSD <= 0 || d > 1e-9 || d < -1e-9 {
+		t.Errorf("total_cost_usd %v, modelUsage %+v", res.TotalCostUSD, res.ModelUsage)
+	}
+}
