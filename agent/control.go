@@ -24,6 +24,10 @@ type ClientInfo struct {
 	// "apiKeyHelper", "/login managed key").
 	APIKeySource string
 	MCPServers   []MCPServerStatus
+	// TranscriptPath is the session's transcript file ("" when it keeps
+	// none); OutputStyle the name of its output style.
+	TranscriptPath string
+	OutputStyle    string
 }
 
 // CommandInfo describes a slash command: a skill or command the user may
@@ -53,6 +57,8 @@ func infoOf(in runtime.Info) ClientInfo {
 		Agents:         []AgentInfo{},
 		APIKeySource:   init.APIKeySource,
 		MCPServers:     convert(init.MCPServers, mcpStatusOf),
+		TranscriptPath: in.TranscriptPath,
+		OutputStyle:    init.OutputStyle,
 	}
 	for _, c := range in.Commands {
 		out.CommandDetails = append(out.CommandDetails, CommandInfo(c))

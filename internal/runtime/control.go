@@ -26,6 +26,9 @@ type Info struct {
 	Commands []CommandInfo
 	// Agents are the subagents the model may start, by name.
 	Agents []AgentInfo
+	// TranscriptPath is the session's transcript file ("" when the session
+	// keeps none).
+	TranscriptPath string
 }
 
 // CommandInfo describes a slash command.
@@ -42,7 +45,7 @@ type AgentInfo struct {
 // Info describes the session: what its init message says, with the
 // details of its commands and agents.
 func (s *Session) Info() Info {
-	out := Info{Init: s.initMessage().Init, Agents: []AgentInfo{}}
+	out := Info{Init: s.initMessage().Init, Agents: []AgentInfo{}, TranscriptPath: s.transcriptPath()}
 	for _, name := range out.Init.SlashCommands {
 		ci := CommandInfo{Name: name}
 		if s.skills != nil {

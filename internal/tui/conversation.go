@@ -104,8 +104,10 @@ func (m *Model) engineMessage(em engineMsg) tea.Cmd {
 		}
 	case *agent.AssistantMessage:
 		m.assistant(msg)
+		return m.refreshStatusLine()
 	case *agent.UserMessage:
 		m.user(msg)
+		return m.refreshStatusLine()
 	case *agent.SystemMessage:
 		return m.system(msg)
 	case *agent.ResultMessage:
@@ -215,6 +217,7 @@ func (m *Model) assistant(msg *agent.AssistantMessage) {
 	}
 	if u := msg.Message.Usage; u.InputTokens+u.CacheReadInputTokens+u.CacheCreationInputTokens > 0 {
 		m.lastContext = u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
+		m.lastUsage = &u
 	}
 	if msg.Error != "" && len(msg.Message.Content) == 0 {
 		m.printError(msg.Error)
@@ -279,6 +282,9 @@ func (m *Model) user(msg *agent.UserMessage) {
 			m.tools = removeTool(m.tools, tc)
 		}
 		m.print(m.renderToolCall(tc, b, msg.ToolUseResult))
+		if !b.IsError {
+			m.lines.add(msg.ToolUseResult)
+		}
 	}
 }
 

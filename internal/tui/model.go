@@ -144,9 +144,13 @@ type Model struct {
 	quitting   bool
 	// leftAtPrompt: the user asked to leave (/exit, Ctrl-D, Ctrl-C twice).
 	leftAtPrompt bool
-	notice       string // a one-line hint in the status area
-	statusText   string // the statusLine command's output
-	statusBusy   bool
+	notice       string      // a one-line hint in the status area
+	status       statusState // the statusLine command's (statusline.go)
+	// started is when the session started; lines the lines its edits
+	// added and removed; lastUsage the last request's usage (status line).
+	started   time.Time
+	lines     lineTally
+	lastUsage *agent.Usage
 
 	// printing: the scrollback is written in order, one print at a time.
 	outq       []string
@@ -165,6 +169,7 @@ func newModel(cfg modelConfig) *Model {
 		cfg.getenv = func(string) string { return "" }
 	}
 	m := &Model{cfg: cfg, be: cfg.backend, now: cfg.now, st: newStyles(), width: 80, height: 24}
+	m.started = m.now()
 	m.md = newMarkdown()
 	m.input = newInput()
 	m.history = loadHistory(cfg.historyPath)
@@ -337,10 +342,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case shellDoneMsg:
 		m.shellDone(msg)
 	case statusLineMsg:
-		m.statusBusy = false
-		if msg.err == nil {
-			m.statusText = msg.text
-		}
+		cmds = append(cmds, m.statusDone(msg))
+	case statusDueMsg:
+		cmds = append(cmds, m.runStatusLine())
 	case clearedMsg:
 		cmds = append(cmds, m.cleared(msg.err))
 	case resumedMsg:

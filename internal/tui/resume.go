@@ -96,7 +96,7 @@ func (m *Model) resetRun() {
 	m.stream.reset()
 	m.streamedTexts = 0
 	m.cost = costTally{}
-	m.lastContext = 0
+	m.lastContext, m.lastUsage = 0, nil
 	info := m.be.Info()
 	m.sessionID, m.modelID, m.commands = info.SessionID, info.Model, info.Commands
 	if info.PermissionMode != "" {

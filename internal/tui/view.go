@@ -91,9 +91,7 @@ func (m *Model) render() string {
 		}
 	}
 	parts = append(parts, m.statusBar())
-	if m.statusText != "" {
-		parts = append(parts, truncate(lastLines(m.statusText, 1), w))
-	}
+	parts = append(parts, m.statusLines(w)...)
 	return strings.Join(parts, "\n")
 }
 
