@@ -105,3 +105,31 @@ func TestStreamEmitSessionStateEvents(t *testing.T) {
 		t.Errorf("states %v; kinds %v", states, p.kinds())
 	}
 }
+
+func TestStreamInitializeListsTheSessionModelFirst(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{{nil, "opus"}, {[]string{"--model", "haiku"}, "haiku"}} {
+		srv := llmtest.New(t)
+		p := startPeer(t, srv, tc.args...)
+		p.controlRequest("init1", map[string]any{"subtype": "initialize"})
+		resp := p.until(isResponseTo("init1"))["response"].(map[string]any)["response"].(map[string]any)
+		models := resp["models"].([]any)
+		if first := models[0].(map[string]any)["value"]; first != tc.want {
+			t.Errorf("%v: first model %v, want %s", tc.args, first, tc.want)
+		}
+		n := 0
+		for _, m := range models {
+			if m.(map[string]any)["value"] == tc.want {
+				n++
+			}
+		}
+		if n != 1 || len(models) < 2 {
+			t.Errorf("%v: %s listed %d times among %d", tc.args, tc.want, n, len(models))
+		}
+		if code := p.finish(); code != 0 {
+			t.Fatalf("exit %d: %s", code, p.errOut.String())
+		}
+	}
+}
