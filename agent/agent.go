@@ -66,7 +66,7 @@ func Query(ctx context.Context, prompt string, opts Options) iter.Seq2[Message, 
 				if ctx.Err() != nil {
 					return
 				}
-				runPrompt(ctx, s, Prompt{Text: p}, out)
+				runPrompt(ctx, s, Prompt{Text: p}, out, false)
 			}
 		}()
 		out.deliver(yield, cancel)
@@ -100,8 +100,12 @@ func startError(err error) error {
 }
 
 // runPrompt runs one prompt of a session, sending what it produces to out.
-func runPrompt(ctx context.Context, s *runtime.Session, p Prompt, out *outbox) {
-	if err := s.RunPrompt(ctx, runtime.Prompt{Text: p.Text, ID: p.ID, Content: llmBlocks(p.Content)}, out.emit); err != nil {
+func runPrompt(ctx context.Context, s *runtime.Session, p Prompt, out *outbox, replay bool) {
+	emit := out.emit
+	if replay {
+		emit = replayEmit(&p, s.SessionID(), emit)
+	}
+	if err := s.RunPrompt(ctx, runtime.Prompt{Text: p.Text, ID: p.ID, Content: llmBlocks(p.Content)}, emit); err != nil {
 		out.fail(err)
 	}
 }

@@ -55,6 +55,7 @@ type Client struct {
 	ctx    context.Context // ends every run
 	cancel context.CancelFunc
 	states bool
+	replay bool
 
 	mu        sync.Mutex
 	queue     []Prompt
@@ -75,7 +76,7 @@ type Client struct {
 // its start-up included (the SessionStart hooks run under it): cancelling it
 // interrupts the running prompt and drops the queued ones.
 func NewClient(ctx context.Context, opts Options) (*Client, error) {
-	c := &Client{out: newOutbox(opts.MaxToolResultSize), states: opts.SessionStateMessages,
+	c := &Client{out: newOutbox(opts.MaxToolResultSize), states: opts.SessionStateMessages, replay: opts.ReplayUserMessages,
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 	if ask := opts.CanUseTool; ask != nil && c.states {
 		// The session waits for its host while the callback decides.
@@ -349,7 +350,7 @@ func (c *Client) work() {
 			c.state(StateRunning)
 			idle = false
 		}
-		runPrompt(ctx, c.s, p, c.out)
+		runPrompt(ctx, c.s, p, c.out, c.replay)
 		c.mu.Lock()
 		c.runCancel()
 		c.runCancel = nil

@@ -247,6 +247,10 @@ type Options struct {
 	// run boundaries), and "requires_action" while CanUseTool decides a
 	// call ("running" again once it has).
 	SessionStateMessages bool
+	// ReplayUserMessages makes a Client yield each prompt back, as a user
+	// message with the prompt's ID and IsReplay, right after the system
+	// init of its run (the stream-json --replay-user-messages).
+	ReplayUserMessages bool
 }
 
 // SetupTrigger is what asked for a session's Setup hooks, as they are told

@@ -18,6 +18,7 @@ type printFlags struct {
 	inputFormat          string
 	verbose              bool
 	includePartial       bool
+	replayUser           bool
 	maxTurns             int
 	maxBudgetUSD         float64
 	maxThinkingTokens    int
@@ -68,6 +69,7 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.inputFormat, "input-format", "text", "print-mode input: text, or stream-json (JSON lines of the Agent SDK protocol; needs --output-format stream-json)")
 	fl.BoolVar(&f.verbose, "verbose", false, "json: print every message as an array; text: print the cost to stderr")
 	fl.BoolVar(&f.includePartial, "include-partial-messages", false, "stream-json: include raw streaming events")
+	fl.BoolVar(&f.replayUser, "replay-user-messages", false, "stream-json input and output: echo each user message back when its turn starts (same uuid, isReplay)")
 	fl.IntVar(&f.maxTurns, "max-turns", 0, "stop after this many model round trips (0: no limit)")
 	fl.Float64Var(&f.maxBudgetUSD, "max-budget-usd", 0, "stop once this much has been spent, in USD (0: no limit)")
 	fl.IntVar(&f.maxThinkingTokens, "max-thinking-tokens", 0, "enable extended thinking with this token budget")
@@ -128,6 +130,7 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 		DisallowedTools:        splitRules(f.disallowedTools),
 		PermissionMode:         agent.PermissionMode(f.permissionMode),
 		IncludePartialMessages: f.includePartial,
+		ReplayUserMessages:     f.replayUser,
 		SessionID:              f.sessionID,
 		NoSessionPersistence:   f.noSessionPersistence,
 		Entrypoint:             "cli",

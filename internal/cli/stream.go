@@ -33,12 +33,18 @@ func runStream(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error
 		entry = "sdk-cli"
 	}
 	opts.Entrypoint = entry
+	// Claude Code's two switches for session_state_changed: the Agent SDK
+	// reads them and keeps them to itself (sdk_host_only); an adapter that
+	// asks for them to be emitted sees them as ordinary messages.
+	emitStates := truthy(stdio.Getenv("CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS"))
+	states := emitStates || truthy(stdio.Getenv("CLAUDE_CODE_SDK_READS_SESSION_STATE"))
 	code := sdkproto.Serve(cmd.Context(), sdkproto.Config{
-		In:            stdio.In,
-		Out:           stdio.Out,
-		Err:           stdio.Err,
-		Options:       opts,
-		SessionStates: truthy(stdio.Getenv("CLAUDE_CODE_SDK_READS_SESSION_STATE")),
+		In:             stdio.In,
+		Out:            stdio.Out,
+		Err:            stdio.Err,
+		Options:        opts,
+		SessionStates:  states,
+		HostOnlyStates: !emitStates,
 	})
 	if code != 0 {
 		return &cmdio.ExitError{Code: code}

@@ -224,18 +224,10 @@ func initResponse(info agent.ClientInfo, applied initApplied, hooksSent bool) ma
 		}
 		agents = append(agents, e)
 	}
-	models := []map[string]any{}
-	for _, m := range agent.Models() {
-		value := m.ID
-		if len(m.Aliases) > 0 {
-			value = m.Aliases[0]
-		}
-		models = append(models, map[string]any{"value": value, "displayName": m.DisplayName, "description": m.ID})
-	}
 	out := map[string]any{
 		"commands":                commands,
 		"agents":                  agents,
-		"models":                  models,
+		"models":                  modelList(info.Model),
 		"account":                 map[string]any{"apiKeySource": info.APIKeySource},
 		"output_style":            "default",
 		"available_output_styles": []string{"default"},
@@ -266,4 +258,24 @@ func initResponse(info agent.ClientInfo, applied initApplied, hooksSent bool) ma
 		out["plugins_applied"] = true
 	}
 	return out
+}
+
+// modelList is initialize's list of models, the session's own first: the
+// hosts that pick a model for the user (the ACP adapters) take the first,
+// as Claude Code lists its default first.
+func modelList(current string) []map[string]any {
+	models := []map[string]any{}
+	for _, m := range agent.Models() {
+		value := m.ID
+		if len(m.Aliases) > 0 {
+			value = m.Aliases[0]
+		}
+		e := map[string]any{"value": value, "displayName": m.DisplayName, "description": m.ID}
+		if m.ID == current || slices.Contains(m.Aliases, current) {
+			models = append([]map[string]any{e}, models...)
+			continue
+		}
+		models = append(models, e)
+	}
+	return models
 }

@@ -37,8 +37,13 @@ type Config struct {
 	// adds to them (system prompt, agents, hooks…).
 	Options agent.Options
 	// SessionStates reports session_state_changed (running, requires_action,
-	// idle): the host said it reads them (CLAUDE_CODE_SDK_READS_SESSION_STATE).
+	// idle): the host said it reads them (CLAUDE_CODE_SDK_READS_SESSION_STATE
+	// or CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS).
 	SessionStates bool
+	// HostOnlyStates marks those messages sdk_host_only, for the Agent SDK
+	// to keep to itself; without it they are for whoever reads the stream
+	// (CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS).
+	HostOnlyStates bool
 }
 
 // PromptToolStdio is the --permission-prompt-tool value that sends
@@ -155,7 +160,7 @@ func (s *server) forward() {
 				SessionID: s.client.SessionID(), UUID: uuid.NewString(), ModelUsage: map[string]agent.ModelUsage{},
 				PermissionDenials: []agent.PermissionDenial{}}
 		}
-		if sys, ok := m.(*agent.SystemMessage); ok && sys.Subtype == agent.SubtypeSessionStateChanged {
+		if sys, ok := m.(*agent.SystemMessage); ok && sys.Subtype == agent.SubtypeSessionStateChanged && s.cfg.HostOnlyStates {
 			// The SDK keeps these to itself.
 			sys.Fields["sdk_host_only"] = true
 		}
