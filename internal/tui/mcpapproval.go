@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -88,10 +87,7 @@ func (d *mcpDialog) View() tea.View {
 	if d.done {
 		return v
 	}
-	width := d.width
-	if width <= 0 {
-		width = 80
-	}
+	width := dialogWidth(d.width)
 	w := max(20, width-4)
 	st := d.st
 	var b strings.Builder
@@ -99,14 +95,7 @@ func (d *mcpDialog) View() tea.View {
 	b.WriteString(wrap("It runs: "+d.srv.Launch, w) + "\n")
 	b.WriteString(st.dim.Render(wrap("Defined at "+d.srv.Source, w)) + "\n\n")
 	b.WriteString(st.dim.Render(wrap("An MCP server runs code or reaches services on your behalf: use it only if you know what it does.", w)) + "\n\n")
-	for i, c := range mcpChoices {
-		line := fmt.Sprintf("%d. %s", i+1, c)
-		if i == d.sel {
-			b.WriteString(st.selected.Render("❯ "+line) + "\n")
-		} else {
-			b.WriteString("  " + line + "\n")
-		}
-	}
+	writeChoices(&b, st, mcpChoices[:], d.sel)
 	b.WriteString("\n" + st.dim.Render("Enter to confirm · Esc to continue without it"))
 	v.SetContent(st.dialog.Width(width).Render(b.String()))
 	return v
@@ -123,12 +112,8 @@ func askMCPApprovals(ctx context.Context, opts agent.Options, popts []tea.Progra
 	st := newStyles()
 	for _, srv := range pending {
 		d := &mcpDialog{srv: srv, st: st, record: func(a mcpAnswer) (string, error) { return recordMCPAnswer(opts, srv.Name, a, st) }}
-		p := tea.NewProgram(d, append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithFilter(sizeFilter())}, popts...)...)
-		if _, err := p.Run(); err != nil {
-			if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("terminal UI: %w", err)
+		if left, err := runStartDialog(ctx, d, popts); left || err != nil {
+			return err
 		}
 		if d.err != nil {
 			return d.err

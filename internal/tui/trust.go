@@ -82,10 +82,7 @@ func (d *trustDialog) View() tea.View {
 	if d.done {
 		return v
 	}
-	width := d.width
-	if width <= 0 {
-		width = 80
-	}
+	width := dialogWidth(d.width)
 	w := max(20, width-4)
 	st := d.st
 	var b strings.Builder
@@ -100,14 +97,7 @@ func (d *trustDialog) View() tea.View {
 	}
 	b.WriteString(st.dim.Render(wrap("Trust it only if you know where its files come from: a cloned repository can run "+
 		"commands on your machine through them. Trusting it also lets Claude Code run them.", w)) + "\n\n")
-	for i, c := range trustChoices {
-		line := fmt.Sprintf("%d. %s", i+1, c)
-		if i == d.sel {
-			b.WriteString(st.selected.Render("❯ "+line) + "\n")
-		} else {
-			b.WriteString("  " + line + "\n")
-		}
-	}
+	writeChoices(&b, st, trustChoices[:], d.sel)
 	b.WriteString("\n" + st.dim.Render("Enter to confirm · Esc to exit"))
 	v.SetContent(st.dialog.Width(width).Render(b.String()))
 	return v
@@ -132,12 +122,12 @@ func askTrust(ctx context.Context, opts agent.Options, popts []tea.ProgramOption
 		return opts, nil
 	}
 	d := &trustDialog{ws: ws, st: newStyles()}
-	p := tea.NewProgram(d, append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithFilter(sizeFilter())}, popts...)...)
-	if _, err := p.Run(); err != nil {
-		if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-			return opts, errTrustCancelled
-		}
-		return opts, fmt.Errorf("terminal UI: %w", err)
+	left, err := runStartDialog(ctx, d, popts)
+	if err != nil {
+		return opts, err
+	}
+	if left {
+		return opts, errTrustCancelled
 	}
 	switch d.answer {
 	case trustYes:
