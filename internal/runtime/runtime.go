@@ -268,6 +268,7 @@ type Session struct {
 	costBase     float64    // what the session spent before this process resumed it
 	named        bool       // this launch named the session: its record is written at once
 	recordMu     sync.Mutex // one writer of the records at a time, each from the state it read
+	recorded     onDisk     // what the records on disk hold; under recordMu
 	settings     *config.Merged
 	trust        workspaceTrust
 	provider     llm.Provider

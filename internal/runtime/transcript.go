@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/session"
@@ -94,33 +95,62 @@ func (s *Session) saveRecord(lastTool *session.LastTool) error {
 	// rename's.
 	s.recordMu.Lock()
 	defer s.recordMu.Unlock()
+	s.recorded.load(s.projectDir, s.sessionID)
 	w, l := s.records()
 	w.LastTool = lastTool
-	if prev, err := session.LoadWorkflow(s.projectDir, s.sessionID); err == nil && w.LastTool == nil {
-		w.LastTool = prev.LastTool
+	if w.LastTool == nil {
+		w.LastTool = s.recorded.lastTool
 	}
-	// A record that does not load (edited by hand) was reported on resume:
-	// this one replaces it.
-	if prev, err := session.LoadLaunch(s.projectDir, s.sessionID); err == nil {
-		l.CreatedAt = prev.CreatedAt
+	if s.recorded.createdAt.IsZero() {
+		s.recorded.createdAt = time.Now().UTC()
 	}
+	l.CreatedAt = s.recorded.createdAt
 	if err := session.SaveWorkflow(s.projectDir, s.sessionID, w); err != nil {
 		return err
 	}
+	s.recorded.lastTool = w.LastTool
 	if err := session.SaveLaunch(s.projectDir, s.sessionID, l); err != nil {
 		return err
 	}
 	return s.savePrefix()
 }
 
+// onDisk is what the session's records on disk hold that the session does
+// not keep otherwise: read on the first save, then kept as each write
+// leaves it, so that a save reads nothing back.
+type onDisk struct {
+	loaded    bool
+	lastTool  *session.LastTool
+	createdAt time.Time
+	// prefix is set once prefix.json exists: it is written only once.
+	prefix bool
+}
+
+// load reads, the first time, the last tool call and the creation time
+// of the records the session id has. A record that does not load (edited
+// by hand) was reported on resume: the next save replaces it.
+func (d *onDisk) load(projectDir, id string) {
+	if d.loaded {
+		return
+	}
+	d.loaded = true
+	if prev, err := session.LoadWorkflow(projectDir, id); err == nil {
+		d.lastTool = prev.LastTool
+	}
+	if prev, err := session.LoadLaunch(projectDir, id); err == nil {
+		d.createdAt = prev.CreatedAt
+	}
+}
+
 // savePrefix records the prefix of the session's requests once, when a
 // request has been sent.
 func (s *Session) savePrefix() error {
 	tools := s.main.engine.SentTools()
-	if tools == nil {
+	if tools == nil || s.recorded.prefix {
 		return nil
 	}
 	if _, err := session.LoadPrefix(s.projectDir, s.sessionID); !errors.Is(err, session.ErrNotFound) {
+		s.recorded.prefix = true
 		return nil
 	}
 	p, err := session.PrefixOf(s.sessionID, &llm.Request{Model: s.main.engine.Model().ID, MaxTokens: 1,
@@ -129,7 +159,11 @@ func (s *Session) savePrefix() error {
 	if err != nil {
 		return err
 	}
-	return session.SavePrefix(s.projectDir, s.sessionID, p)
+	if err := session.SavePrefix(s.projectDir, s.sessionID, p); err != nil {
+		return err
+	}
+	s.recorded.prefix = true
+	return nil
 }
 
 func nonNil(s []string) []string {
@@ -156,7 +190,9 @@ func (t *thread) onToolDecision() func(name, decision string) {
 		w.LastTool = &session.LastTool{Name: name, Decision: decision}
 		if err := session.SaveWorkflow(s.projectDir, s.sessionID, w); err != nil {
 			s.notify("workflow record: " + err.Error())
+			return
 		}
+		s.recorded.lastTool = w.LastTool
 	}
 }
 
