@@ -39,12 +39,14 @@ if [ -n "${INPUT_MAX_TURNS:-}" ]; then
   args+=(--max-turns "$INPUT_MAX_TURNS")
 fi
 if [ -n "${INPUT_TACK_ARGS:-}" ]; then
-  # xargs splits with shell quoting but expands nothing.
-  printf '%s' "$INPUT_TACK_ARGS" | xargs -r printf '%s\0' >"$dir/args" ||
+  # xargs splits with shell quoting but expands nothing. (No mapfile or
+  # xargs -r: macOS runners have bash 3.2 and BSD xargs.)
+  printf '%s' "$INPUT_TACK_ARGS" | xargs printf '%s\0' >"$dir/args" ||
     fail "tack_args: cannot split $INPUT_TACK_ARGS (unbalanced quotes?)"
-  mapfile -d '' extra <"$dir/args"
+  while IFS= read -r -d '' word; do
+    if [ -n "$word" ]; then args+=("$word"); fi
+  done <"$dir/args"
   rm -f -- "$dir/args"
-  args+=("${extra[@]}")
 fi
 [ -n "${INPUT_ANTHROPIC_API_KEY:-}" ] && export ANTHROPIC_API_KEY="$INPUT_ANTHROPIC_API_KEY"
 
