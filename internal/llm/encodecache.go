@@ -86,10 +86,21 @@ func (c *EncodeCache) encodeMessages(buf *bytes.Buffer, msgs []Message) error {
 // done keeps the finished body whose messages encodeMessages laid out.
 func (c *EncodeCache) done(body []byte) { c.body = body }
 
-// encode writes one element of the messages array.
+// encode writes one element of the messages array. A user message of one
+// plain text block goes as a string, the API's shorthand for it: the same
+// prompt in fewer bytes (a block with a breakpoint keeps the array form,
+// which alone can carry cache_control).
 func (m *Message) encode(buf *bytes.Buffer) error {
 	buf.WriteString(`{"role":`)
 	writeString(buf, string(m.Role))
+	if m.Role == RoleUser && len(m.Content) == 1 {
+		if b := &m.Content[0]; b.Type == TypeText && b.CacheControl == nil && len(b.Raw) == 0 {
+			buf.WriteString(`,"content":`)
+			writeString(buf, b.Text)
+			buf.WriteByte('}')
+			return nil
+		}
+	}
 	buf.WriteString(`,"content":[`)
 	for j, b := range m.Content {
 		if j > 0 {
