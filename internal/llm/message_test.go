@@ -78,7 +78,7 @@ func TestRequestBody(t *testing.T) {
 			{Role: RoleUser, Content: []Block{Text("a"), Text("b")}}, {Role: RoleAssistant, Content: []Block{Text("c")}},
 			{Role: RoleUser, Content: []Block{{Type: TypeText, Text: "marked", CacheControl: &CacheControl{Type: "ephemeral"}}}}},
 		Tools: []ToolSpec{
-			{Name: "Read", Description: "read", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			{Name: "Read", Description: "read", InputSchema: json.RawMessage("{\n  \"type\": \"object\"\n}")},
 			{Raw: json.RawMessage(`{"type":"web_search_20250305","name":"web_search"}`)},
 		},
 		Thinking: &Thinking{Type: "enabled", BudgetTokens: 1024}, Temperature: &temp, UserID: "u",

@@ -121,7 +121,10 @@ func (t ToolSpec) encode(buf *bytes.Buffer) {
 	buf.WriteString(`,"input_schema":`)
 	if len(t.InputSchema) == 0 {
 		buf.WriteString(`{"type":"object","properties":{}}`)
-	} else {
+	} else if json.Compact(buf, t.InputSchema) != nil {
+		// Schemas are written for people (indented .json files, MCP
+		// servers' own); the wire gets them without the whitespace.
+		// One that is not valid JSON goes as it is, for the API to refuse.
 		buf.Write(t.InputSchema)
 	}
 	if t.DeferLoading {
