@@ -115,6 +115,9 @@ type Session struct {
 	// last block keeps a cache breakpoint so the next request reads the
 	// whole previous one from cache.
 	prevLast int
+	// encoded keeps the JSON of the messages the latest request sent, so
+	// the next one encodes only what is new.
+	encoded  llm.EncodeCache
 	model    llm.Model
 	lastTool [2]string // name and permission decision of the last tool call
 	// announcements wait for the next request (new tools, server news).

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -81,7 +82,7 @@ func newHarness(t *testing.T, tools []tool.Tool, turns []llmtest.Turn, tweak fun
 	dir := t.TempDir()
 	rec := &memRecorder{}
 	cfg := Config{
-		Provider: p,
+		Provider: freshEncoding{t: t, inner: p},
 		Model:    llm.Catalogue().Resolve("haiku", func(string) string { return "" }),
 		System:   []llm.Block{llm.Text("identity"), llm.Text("main prompt")},
 		Tools:    tool.NewRegistry(tools...),
@@ -97,6 +98,34 @@ func newHarness(t *testing.T, tools []tool.Tool, turns []llmtest.Turn, tweak fun
 		t.Fatal(err)
 	}
 	return &harness{srv: srv, sess: s, rec: rec, provider: p}
+}
+
+// freshEncoding checks that every request the engine sends encodes, through
+// its encode cache, to exactly the bytes a fresh encoding gives: the cache
+// must never send a stale message, whatever the test does to the history
+// (tool results, interrupts, compaction, rewinds).
+type freshEncoding struct {
+	t     *testing.T
+	inner llm.Provider
+}
+
+func (f freshEncoding) Stream(ctx context.Context, req *llm.Request, obs llm.Observer) (*llm.Response, error) {
+	if req.Cache != nil {
+		cached, err := req.Body()
+		if err != nil {
+			return nil, err
+		}
+		fresh := *req
+		fresh.Cache = nil
+		want, err := fresh.Body()
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(cached, want) {
+			f.t.Errorf("the encode cache changed the request body:\ncached %s\nfresh  %s", cached, want)
+		}
+	}
+	return f.inner.Stream(ctx, req, obs)
 }
 
 func (h *harness) run(ctx context.Context, prompt string) *protocol.Result {

@@ -26,6 +26,7 @@ func (s *Session) buildRequest() *llm.Request {
 		Thinking:  s.thinking,
 		Tools:     s.toolSpecs(),
 		UserID:    s.cfg.UserID,
+		Cache:     &s.encoded,
 	}
 	s.sentTools = req.Tools
 	req.Betas = append(req.Betas, s.cfg.Betas...)

@@ -74,9 +74,11 @@ func TestRequestBody(t *testing.T) {
 	r := &Request{
 		Model: "m", MaxTokens: 100,
 		System:   []Block{Text("sys <tag>")},
-		Messages: []Message{{Role: RoleUser, Content: []Block{Text("hi")}}},
+		Messages: []Message{{Role: RoleUser, Content: []Block{Text("hi")}}, {Role: RoleAssistant, Content: []Block{Text("hello")}},
+			{Role: RoleUser, Content: []Block{Text("a"), Text("b")}}, {Role: RoleAssistant, Content: []Block{Text("c")}},
+			{Role: RoleUser, Content: []Block{{Type: TypeText, Text: "marked", CacheControl: &CacheControl{Type: "ephemeral"}}}}},
 		Tools: []ToolSpec{
-			{Name: "Read", Description: "read", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			{Name: "Read", Description: "read", InputSchema: json.RawMessage("{\n  \"type\": \"object\"\n}")},
 			{Raw: json.RawMessage(`{"type":"web_search_20250305","name":"web_search"}`)},
 		},
 		Thinking: &Thinking{Type: "enabled", BudgetTokens: 1024}, Temperature: &temp, UserID: "u",
@@ -85,7 +87,12 @@ func TestRequestBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"model":"m","max_tokens":100,"system":[{"type":"text","text":"sys <tag>"}],"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],` +
+	// A user message of one plain text block is sent as a string, as Claude
+	// Code sends it; several blocks, an assistant's, or a breakpoint keep
+	// the array.
+	want := `{"model":"m","max_tokens":100,"system":[{"type":"text","text":"sys <tag>"}],"messages":[{"role":"user","content":"hi"},` +
+		`{"role":"assistant","content":[{"type":"text","text":"hello"}]},{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]},` +
+		`{"role":"assistant","content":[{"type":"text","text":"c"}]},{"role":"user","content":[{"type":"text","text":"marked","cache_control":{"type":"ephemeral"}}]}],` +
 		`"tools":[{"name":"Read","description":"read","input_schema":{"type":"object"}},{"type":"web_search_20250305","name":"web_search"}],` +
 		`"thinking":{"type":"enabled","budget_tokens":1024},"temperature":0.5,"metadata":{"user_id":"u"},"stream":true}`
 	if string(body) != want {

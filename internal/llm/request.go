@@ -38,10 +38,18 @@ type Request struct {
 	Temperature *float64
 	UserID      string // metadata.user_id
 	Betas       []string
+	// Cache, when set, reuses the encoding of messages an earlier request
+	// of the same conversation sent (see EncodeCache). It changes no byte.
+	Cache *EncodeCache
 }
 
-// Body returns the request body, with "stream": true.
+// Body returns the request body, with "stream": true. With a Cache the
+// bytes are kept for the next request to reuse: they must not be changed.
 func (r *Request) Body() ([]byte, error) {
+	if r.Cache != nil {
+		r.Cache.mu.Lock()
+		defer r.Cache.mu.Unlock()
+	}
 	var buf bytes.Buffer
 	buf.Grow(r.sizeHint())
 	buf.WriteString(`{"model":`)
@@ -61,22 +69,8 @@ func (r *Request) Body() ([]byte, error) {
 		buf.WriteByte(']')
 	}
 	buf.WriteString(`,"messages":[`)
-	for i, m := range r.Messages {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		buf.WriteString(`{"role":`)
-		writeString(&buf, string(m.Role))
-		buf.WriteString(`,"content":[`)
-		for j, b := range m.Content {
-			if j > 0 {
-				buf.WriteByte(',')
-			}
-			if err := b.encode(&buf); err != nil {
-				return nil, fmt.Errorf("message %d block %d: %w", i, j, err)
-			}
-		}
-		buf.WriteString(`]}`)
+	if err := r.Cache.encodeMessages(&buf, r.Messages); err != nil {
+		return nil, err
 	}
 	buf.WriteByte(']')
 	if len(r.Tools) > 0 {
@@ -107,6 +101,9 @@ func (r *Request) Body() ([]byte, error) {
 		buf.WriteByte('}')
 	}
 	buf.WriteString(`,"stream":true}`)
+	if r.Cache != nil {
+		r.Cache.done(buf.Bytes())
+	}
 	return buf.Bytes(), nil
 }
 
@@ -124,7 +121,10 @@ func (t ToolSpec) encode(buf *bytes.Buffer) {
 	buf.WriteString(`,"input_schema":`)
 	if len(t.InputSchema) == 0 {
 		buf.WriteString(`{"type":"object","properties":{}}`)
-	} else {
+	} else if json.Compact(buf, t.InputSchema) != nil {
+		// Schemas are written for people (indented .json files, MCP
+		// servers' own); the wire gets them without the whitespace.
+		// One that is not valid JSON goes as it is, for the API to refuse.
 		buf.Write(t.InputSchema)
 	}
 	if t.DeferLoading {
@@ -138,6 +138,13 @@ func (t ToolSpec) encode(buf *bytes.Buffer) {
 }
 
 func (r *Request) sizeHint() int {
+	if c := r.Cache; c != nil {
+		if size := len(c.body); size > 0 {
+			// The previous body and room for a turn: cheaper than walking
+			// a long history to add up its sizes.
+			return size + size/8 + 64<<10
+		}
+	}
 	n := 512
 	for _, b := range r.System {
 		n += len(b.Text) + 64

@@ -8,6 +8,7 @@ package anthropic
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,7 +20,7 @@ import (
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
-	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"github.com/tackcode/tack/internal/llm"
 )
@@ -180,20 +181,21 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, obs llm.Observe
 	}
 }
 
-// attempt makes one request and reads its stream to the end.
+// attempt makes one request and reads its stream to the end. The body goes
+// out as tack encoded it: the SDK's typed path would decode it into its
+// params, encode it again and patch in "stream", three passes over a body
+// that grows with the session. Events are taken as raw JSON for the same
+// reason; the accumulator parses each once.
 func (p *Provider) attempt(ctx context.Context, body []byte, opts []option.RequestOption, obs llm.Observer) (*llm.Response, error) {
-	var params sdk.MessageNewParams
-	param.SetJSON(body, &params)
 	var httpResp *http.Response
-	opts = append(opts, option.WithResponseInto(&httpResp))
-	stream := p.client.Messages.NewStreaming(ctx, params, opts...)
+	opts = append(opts, option.WithRequestBody("application/json", body))
+	err := p.client.Post(ctx, "v1/messages", nil, &httpResp, opts...)
+	stream := ssestream.NewStream[json.RawMessage](ssestream.NewDecoder(httpResp), err)
 	defer stream.Close()
 
 	var acc accumulator
 	for stream.Next() {
-		ev := stream.Current()
-		raw := []byte(ev.RawJSON())
-		se, err := acc.add(raw)
+		se, err := acc.add(stream.Current())
 		if err != nil {
 			return nil, &streamError{err: err}
 		}
