@@ -110,6 +110,27 @@ func TestFlagsBecomeOptions(t *testing.T) {
 	if !slices.Equal(opts.AllowedTools, []string{"Bash(git *)", "Read"}) || !slices.Equal(opts.DisallowedTools, []string{"Write"}) {
 		t.Errorf("lists %v %v", opts.AllowedTools, opts.DisallowedTools)
 	}
+	// A rule list on several lines (as a workflow's YAML block gives it) or
+	// with quotes inside a rule is split by tack's rule grammar, not read as
+	// CSV, which kept only the first line and refused a bare quote.
+	lines := newRootCmd(IO{})
+	lf := &printFlags{}
+	lines.ResetFlags()
+	lf.register(lines)
+	if err := lines.ParseFlags([]string{"--allowedTools", "Read\nBash(touch:*)\r\nBash(git commit -m \"a, b\")", "--allowedTools", "Glob",
+		"--disallowedTools", "Write\nEdit"}); err != nil {
+		t.Fatal(err)
+	}
+	lopts, err := lf.options(lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"Read", "Bash(touch:*)", `Bash(git commit -m "a, b")`, "Glob"}; !slices.Equal(lopts.AllowedTools, want) {
+		t.Errorf("allowed %q, want %q", lopts.AllowedTools, want)
+	}
+	if want := []string{"Write", "Edit"}; !slices.Equal(lopts.DisallowedTools, want) {
+		t.Errorf("disallowed %q, want %q", lopts.DisallowedTools, want)
+	}
 	if opts.PermissionMode != agent.PermissionBypass || opts.SystemPrompt == nil || *opts.SystemPrompt != "" || opts.MaxTurns != 3 {
 		t.Errorf("options %+v", opts)
 	}

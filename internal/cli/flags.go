@@ -79,10 +79,10 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.systemPrompt, "system-prompt", "", "replace tack's system prompt")
 	fl.StringVar(&f.appendSystemPrompt, "append-system-prompt", "", "append text to the system prompt")
 	fl.StringVar(&f.tools, "tools", "default", `built-in tools to offer: "default", "" for none, or names ("Bash,Read")`)
-	fl.StringSliceVar(&f.allowedTools, "allowedTools", nil, "tools allowed without asking (comma or space separated)")
-	fl.StringSliceVar(&f.allowedTools, "allowed-tools", nil, "same as --allowedTools")
-	fl.StringSliceVar(&f.disallowedTools, "disallowedTools", nil, "tools removed and denied (comma or space separated)")
-	fl.StringSliceVar(&f.disallowedTools, "disallowed-tools", nil, "same as --disallowedTools")
+	fl.StringArrayVar(&f.allowedTools, "allowedTools", nil, "tools allowed without asking (comma or space separated)")
+	fl.StringArrayVar(&f.allowedTools, "allowed-tools", nil, "same as --allowedTools")
+	fl.StringArrayVar(&f.disallowedTools, "disallowedTools", nil, "tools removed and denied (comma or space separated)")
+	fl.StringArrayVar(&f.disallowedTools, "disallowed-tools", nil, "same as --disallowedTools")
 	fl.StringVar(&f.permissionMode, "permission-mode", "", "default, acceptEdits, plan, auto, bypassPermissions or dontAsk")
 	fl.BoolVar(&f.skipPermissions, "dangerously-skip-permissions", false, "run every tool call without asking (bypassPermissions)")
 	fl.BoolVar(&f.allowSkipPermissions, "allow-dangerously-skip-permissions", false, "allow bypassPermissions to be chosen")
@@ -217,7 +217,7 @@ func splitRules(values []string) []string {
 				depth++
 			case r == ')' && depth > 0:
 				depth--
-			case (r == ',' || r == ' ' || r == '\t' || r == '\n') && depth == 0:
+			case (r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r') && depth == 0:
 				flush(i)
 				start = i + 1
 			}
