@@ -15,16 +15,17 @@
 //               "newSession": true}]}
 //
 // mode, if given, is set with session/set_mode on every session the client
-// opens, so that what needs permission does not depend on the mode an
-// agent starts in (the 0.101 adapter starts in auto where the CLI says the
-// model supports it). Each step is one session/prompt. A permission request is answered with the
-// first option of the kind the step names (allow_once, allow_always,
-// reject_once); "cancel" sends session/cancel instead and answers the request
-// "cancelled", as ACP asks of a client that cancels. cancelWhenFile sends
-// session/cancel once the named file exists in cwd (a tool the model ran
-// created it), to cancel in the middle of a running tool. newSession runs
-// the step in a session of its own (session/new again): a step after a
-// cancel, in the cancelled session, sees what the agent left of it.
+// opens, so that what needs permission does not depend on the mode an agent
+// starts in (the 0.101 adapter starts in auto when the CLI says the model
+// supports it). Each step is one session/prompt. A permission request is
+// answered with the first option of the kind the step names (allow_once,
+// allow_always, reject_once); "cancel" sends session/cancel instead and
+// answers the request "cancelled", as ACP asks of a client that cancels.
+// cancelWhenFile sends session/cancel once the named file exists in cwd (a
+// tool the model ran created it), to cancel in the middle of a running tool.
+// newSession runs the step in a session of its own (session/new again):
+// after a cancel, what the agent left of the cancelled turn stays in its
+// session.
 //
 // Progress goes to stderr line by line, so a test that gives up on a hung
 // agent can say which step hung.
@@ -121,128 +122,156 @@ class Turn {
   }
 }
 
-async function main() {
-  const { scenario, command } = parseArgs(process.argv.slice(2));
-  const child = spawn(command[0], command.slice(1), {
-    cwd: scenario.cwd,
-    // In the client's process group, so that whoever ends a hung client
-    // ends the agent (and the CLI it started) with it.
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-  const spawnError = new Promise((_, reject) => child.on("error", (err) => reject(new Error(`spawning ${command[0]}: ${err.message}`))));
+// Scenario runs one scenario over one connection to the agent.
+class Scenario {
+  constructor(scenario) {
+    this.scenario = scenario;
+    this.agent = null; // the connection's ClientContext, once connected
+    this.turn = null;
+    this.sessionId = null;
+    this.summary = { initialize: null, sessions: [], steps: [], files: {}, agentExit: null };
+  }
 
-  let turn = null;
-  let sessionId = null;
-  let agentCx = null;
-  const cancel = async () => {
-    if (turn.record.cancelSent) return;
-    turn.record.cancelSent = true;
-    log("session/cancel");
-    await agentCx.notify(methods.agent.session.cancel, { sessionId });
-  };
+  // handlers registers the client's side of the protocol on app.
+  handlers(app) {
+    return app
+      .onNotification(methods.client.session.update, (ctx) => {
+        if (this.turn && ctx.params.sessionId === this.sessionId) this.turn.onUpdate(ctx.params.update);
+      })
+      .onRequest(methods.client.session.requestPermission, (ctx) => this.permission(ctx.params));
+  }
 
-  const app = client({ name: "tack-acp-test" })
-    .onNotification(methods.client.session.update, (ctx) => {
-      if (turn && ctx.params.sessionId === sessionId) turn.onUpdate(ctx.params.update);
-    })
-    .onRequest(methods.client.session.requestPermission, async (ctx) => {
-      const req = ctx.params;
-      const answer = turn?.step.permission ?? "reject";
-      const entry = {
-        toolCallId: req.toolCall.toolCallId,
-        title: req.toolCall.title ?? null,
-        kind: req.toolCall.kind ?? null,
-        options: req.options.map((o) => o.kind),
-        answer,
-      };
-      turn?.record.permissions.push(entry);
-      log(`permission for ${entry.title}: ${answer}`);
-      if (answer === "cancel") {
-        await cancel();
-        return { outcome: { outcome: "cancelled" } };
-      }
-      const option = req.options.find((o) => o.kind === optionKind[answer]);
-      if (!option) {
-        entry.answer = `no ${optionKind[answer]} option`;
-        return { outcome: { outcome: "cancelled" } };
-      }
-      return { outcome: { outcome: "selected", optionId: option.optionId } };
-    });
-
-  const conn = app.connect(ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)));
-  agentCx = conn.agent;
-  const summary = { initialize: null, sessions: [], steps: [], files: {}, agentExit: null };
-  const newSession = async () => {
-    const session = await agentCx.request(methods.agent.session.new, { cwd: scenario.cwd, mcpServers: [] });
-    sessionId = session.sessionId;
-    summary.sessions.push({
-      sessionId,
-      models: session.models ?? null,
-      modes: session.modes ?? null,
-      configOptions: (session.configOptions ?? []).map((o) => ({ id: o.id, currentValue: o.currentValue })),
-    });
-    log(`session ${sessionId}`);
-    if (scenario.mode) {
-      const offered = (session.modes?.availableModes ?? []).map((m) => m.id);
-      if (!offered.includes(scenario.mode)) throw new Error(`session/new offers modes ${JSON.stringify(offered)}, not ${scenario.mode}`);
-      await agentCx.request(methods.agent.session.setMode, { sessionId, modeId: scenario.mode });
-      log(`mode ${scenario.mode}`);
+  async permission(req) {
+    const answer = this.turn?.step.permission ?? "reject";
+    const entry = {
+      toolCallId: req.toolCall.toolCallId,
+      title: req.toolCall.title ?? null,
+      kind: req.toolCall.kind ?? null,
+      options: req.options.map((o) => o.kind),
+      answer,
+    };
+    this.turn?.record.permissions.push(entry);
+    log(`permission for ${entry.title}: ${answer}`);
+    if (answer === "cancel") {
+      await this.cancel();
+      return { outcome: { outcome: "cancelled" } };
     }
-  };
-  const run = async () => {
-    const init = await agentCx.request(methods.agent.initialize, {
+    const option = req.options.find((o) => o.kind === optionKind[answer]);
+    if (!option) {
+      entry.answer = `no ${optionKind[answer]} option`;
+      return { outcome: { outcome: "cancelled" } };
+    }
+    return { outcome: { outcome: "selected", optionId: option.optionId } };
+  }
+
+  async cancel() {
+    if (this.turn.record.cancelSent) return;
+    this.turn.record.cancelSent = true;
+    log("session/cancel");
+    await this.agent.notify(methods.agent.session.cancel, { sessionId: this.sessionId });
+  }
+
+  async initialize() {
+    const init = await this.agent.request(methods.agent.initialize, {
       protocolVersion: PROTOCOL_VERSION,
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
       clientInfo: { name: "tack-acp-test", version: "1.0.0" },
     });
-    summary.initialize = {
+    this.summary.initialize = {
       protocolVersion: init.protocolVersion,
       agentInfo: init.agentInfo ?? null,
       authMethods: (init.authMethods ?? []).map((m) => m.id),
       agentCapabilities: init.agentCapabilities ?? null,
     };
-    log(`initialized ${JSON.stringify(summary.initialize.agentInfo)}`);
-    await newSession();
-    for (const [i, step] of scenario.steps.entries()) {
-      if (step.newSession && i > 0) await newSession();
-      turn = new Turn(step);
-      turn.record.sessionId = sessionId;
-      summary.steps.push(turn.record);
-      log(`step ${i}: prompt`);
-      const unwatch = step.cancelWhenFile ? whenFileExists(scenario.cwd, step.cancelWhenFile, cancel) : null;
-      try {
-        const res = await agentCx.request(methods.agent.session.prompt, {
-          sessionId,
-          prompt: [{ type: "text", text: step.prompt }],
-        });
-        turn.record.stopReason = res.stopReason;
-      } catch (err) {
-        turn.record.error = err.message ?? String(err);
-      }
-      if (unwatch) {
-        unwatch();
-        if (!turn.record.cancelSent) turn.record.error ??= `${step.cancelWhenFile} never appeared`;
-      }
-      log(`step ${i}: ${turn.record.stopReason ?? turn.record.error}`);
-    }
-  };
-  try {
-    const early = exited.then((e) => {
-      throw new Error(`the agent exited early: ${JSON.stringify(e)}`);
-    });
-    early.catch(() => {});
-    spawnError.catch(() => {});
-    await Promise.race([run(), spawnError, early]);
-  } catch (err) {
-    summary.error = err.message ?? String(err);
+    log(`initialized ${JSON.stringify(this.summary.initialize.agentInfo)}`);
   }
-  summary.files = filesIn(scenario.cwd);
+
+  async newSession() {
+    const { cwd, mode } = this.scenario;
+    const session = await this.agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    this.sessionId = session.sessionId;
+    this.summary.sessions.push({
+      sessionId: session.sessionId,
+      models: session.models ?? null,
+      modes: session.modes ?? null,
+      configOptions: (session.configOptions ?? []).map((o) => ({ id: o.id, currentValue: o.currentValue })),
+    });
+    log(`session ${session.sessionId}`);
+    if (!mode) return;
+    const offered = (session.modes?.availableModes ?? []).map((m) => m.id);
+    if (!offered.includes(mode)) throw new Error(`session/new offers the modes ${JSON.stringify(offered)}, not ${mode}`);
+    await this.agent.request(methods.agent.session.setMode, { sessionId: session.sessionId, modeId: mode });
+    log(`mode ${mode}`);
+  }
+
+  async step(i, step) {
+    if (step.newSession && i > 0) await this.newSession();
+    this.turn = new Turn(step);
+    const r = this.turn.record;
+    r.sessionId = this.sessionId;
+    this.summary.steps.push(r);
+    log(`step ${i}: prompt`);
+    const unwatch = step.cancelWhenFile ? whenFileExists(this.scenario.cwd, step.cancelWhenFile, () => this.cancel()) : null;
+    try {
+      const res = await this.agent.request(methods.agent.session.prompt, {
+        sessionId: this.sessionId,
+        prompt: [{ type: "text", text: step.prompt }],
+      });
+      r.stopReason = res.stopReason;
+    } catch (err) {
+      r.error = err.message ?? String(err);
+    }
+    if (unwatch) {
+      unwatch();
+      if (!r.cancelSent) r.error ??= `${step.cancelWhenFile} never appeared`;
+    }
+    log(`step ${i}: ${r.stopReason ?? r.error}`);
+  }
+
+  async run() {
+    await this.initialize();
+    await this.newSession();
+    for (const [i, step] of this.scenario.steps.entries()) await this.step(i, step);
+  }
+}
+
+// startAgent spawns the agent command in the scenario's directory. It stays
+// in the client's process group, so that whoever ends a hung client ends the
+// agent (and the CLI it started) with it.
+function startAgent(command, cwd) {
+  const child = spawn(command[0], command.slice(1), { cwd, stdio: ["pipe", "pipe", "inherit"] });
+  // A command that cannot be spawned never exits: its error stands for it.
+  const exited = new Promise((resolve) => {
+    child.on("exit", (code, signal) => resolve({ code, signal }));
+    child.on("error", (err) => resolve({ error: `spawning ${command[0]}: ${err.message}` }));
+  });
+  // Ends a run that is still going: the agent could not start, or it went
+  // away in the middle.
+  const failed = exited.then((e) => {
+    throw new Error(e.error ?? `the agent exited early: ${JSON.stringify(e)}`);
+  });
+  failed.catch(() => {});
+  return { child, exited, failed };
+}
+
+async function main() {
+  const { scenario, command } = parseArgs(process.argv.slice(2));
+  const { child, exited, failed } = startAgent(command, scenario.cwd);
+  const run = new Scenario(scenario);
+  const app = run.handlers(client({ name: "tack-acp-test" }));
+  const conn = app.connect(ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)));
+  run.agent = conn.agent;
+  try {
+    await Promise.race([run.run(), failed]);
+  } catch (err) {
+    run.summary.error = err.message ?? String(err);
+  }
+  run.summary.files = filesIn(scenario.cwd);
   conn.close();
   child.stdin.end();
-  if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-  summary.agentExit = await exited;
-  process.stdout.write(JSON.stringify(summary) + "\n");
+  if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+  run.summary.agentExit = await exited;
+  process.stdout.write(JSON.stringify(run.summary) + "\n");
 }
 
 main().catch((err) => {
