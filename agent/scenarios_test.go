@@ -167,3 +167,56 @@ func TestScenarioHookThatDenies(t *testing.T) {
 		t.Errorf("permission_denials %+v", r.PermissionDenials)
 	}
 }
+
+// An interrupt while CanUseTool is still deciding: the call does not run,
+// and the model is told so in plain words, not with a context error.
+func TestScenarioInterruptWhileAskingPermission(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": "touch asked.txt"})),
+		llmtest.Reply(llmtest.Text("still usable")))
+	opts := testOptions(t, srv)
+	asked := make(chan struct{})
+	opts.CanUseTool = func(ctx context.Context, _ string, _ json.RawMessage, _ agent.ToolPermissionContext) (agent.PermissionResult, error) {
+		close(asked)
+		<-ctx.Done()
+		return agent.PermissionResult{}, ctx.Err()
+	}
+	c, err := agent.NewClient(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Send("touch it"); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		<-asked
+		c.Interrupt()
+	}()
+	for _, err := range c.ReceiveResponse() {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Send("are you there?"); err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range c.ReceiveResponse() {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	id := reqs[0].ToolUseIDs()[0]
+	res, ok := reqs[1].ToolResult(id)
+	text := llm.TextOf(res.Content)
+	if !ok || !res.IsError || strings.Contains(text, "context canceled") || !strings.Contains(text, "interrupted") {
+		t.Errorf("the interrupted call's result: %q (error %v, sent %v)", text, res.IsError, ok)
+	}
+	if _, err := os.Stat(filepath.Join(opts.Cwd, "asked.txt")); err == nil {
+		t.Error("the call ran")
+	}
+}

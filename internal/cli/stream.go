@@ -20,7 +20,10 @@ func runStream(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error
 	if f.outputFormat != "stream-json" {
 		return cmdio.Usagef("--input-format stream-json needs --output-format stream-json")
 	}
-	if len(args) > 0 {
+	// The Agent SDK passes each extra argument with its value, and Zed's ACP
+	// adapter gives --replay-user-messages the value "": an empty argument
+	// is that, not a prompt.
+	if slices.ContainsFunc(args, func(a string) bool { return a != "" }) {
 		return cmdio.Usagef("with --input-format stream-json the prompts come on standard input, as user messages, not as an argument")
 	}
 	opts, err := f.options(cmd)

@@ -133,3 +133,25 @@ func TestStreamInitializeListsTheSessionModelFirst(t *testing.T) {
 		}
 	}
 }
+
+// Zed's ACP adapter passes --replay-user-messages through the Agent SDK's
+// extraArgs with the value "", which arrives as an empty argument.
+func TestStreamTakesAnEmptyArgument(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("one")))
+	p := startPeer(t, srv, "--replay-user-messages", "")
+	p.user("first")
+	if code := p.finish(); code != 0 {
+		t.Fatalf("exit %d: %s", code, p.errOut.String())
+	}
+	if r := p.replays(); len(r) != 1 {
+		t.Errorf("%d replays, want 1: %v", len(r), p.kinds())
+	}
+}
+
+func TestStreamRefusesAPromptArgument(t *testing.T) {
+	srv := llmtest.New(t)
+	_, errOut, code := run(t, srv, append(append([]string{}, streamArgs...), "hi")...)
+	if code != 1 || !strings.Contains(errOut, "the prompts come on standard input") || len(srv.Requests()) != 0 {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}

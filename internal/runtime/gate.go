@@ -120,6 +120,11 @@ func (g gate) Ask(ctx context.Context, c engine.ToolCall, reason string) engine.
 	if approve := s.cfg.Approve; approve != nil {
 		s.notifyWaiting(ctx, c.Name)
 		res, err := approve(ctx, ApprovalRequest{ToolName: c.Name, Input: c.Input, ToolUseID: c.ID, Reason: reason})
+		if err != nil && ctx.Err() != nil {
+			// An interrupt while the host decided (an ACP client's cancel):
+			// what the model reads is that, not the context's error.
+			return engine.Verdict{Behavior: engine.Deny, Message: fmt.Sprintf("The user interrupted the turn while %s waited for permission: the call did not run.", c.Name)}
+		}
 		if err != nil {
 			return engine.Verdict{Behavior: engine.Deny, Message: fmt.Sprintf("Permission check for %s failed: %v", c.Name, err)}
 		}
