@@ -103,6 +103,9 @@ type Config struct {
 	NoSessionPersistence   bool
 	Env                    map[string]string
 	HTTPClient             *http.Client
+	// TextFiles, when set, is where the file tools of every thread read
+	// and write text (tool.Env.TextFiles).
+	TextFiles tool.TextFiles
 	// Entrypoint is recorded in transcripts; "" means "sdk-go".
 	Entrypoint string
 	// Bare starts a minimal session (--bare): no memory (CLAUDE.md, auto

@@ -41,6 +41,7 @@ func (t *thread) offerTools(context.Context) error {
 		ProjectDir: t.cwd,
 		Shell:      shell.New(t.cwd, s.sessionEnv()),
 		Files:      tool.NewFileState(),
+		TextFiles:  s.cfg.TextFiles,
 		Writes:     &s.watching.writes,
 		Model:      tool.ModelCaller{Provider: t.provider(), Small: s.small, Main: t.model.ID},
 		ScratchDir: t.scratchDir(),
