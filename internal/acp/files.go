@@ -31,6 +31,14 @@ func (s *session) delegate(opts *agent.Options, caps sdk.ClientCapabilities) {
 	opts.TextFiles = s.files
 }
 
+// delegateTerminal runs Bash's commands in the client's terminals when it
+// offers them.
+func (s *session) delegateTerminal(opts *agent.Options, caps sdk.ClientCapabilities) {
+	if caps.Terminal {
+		opts.Terminal = clientTerminal{s}
+	}
+}
+
 // setSession names the session in the client requests, once it has an id.
 func (f *clientFiles) setSession(id string) {
 	if f != nil {

@@ -26,6 +26,7 @@ type session struct {
 	mu        sync.Mutex
 	mode      agent.PermissionMode // as last reported to the client
 	calls     map[string]*toolCall // by tool_use id
+	seq       int                  // calls reported so far
 	plan      []planTask
 	streamed  map[string]bool // responses whose text arrived as deltas
 	running   bool
@@ -37,6 +38,7 @@ func startSession(ctx context.Context, conn *sdk.AgentSideConnection, opts agent
 	s := &session{ctx: ctx, conn: conn, cwd: opts.Cwd, calls: map[string]*toolCall{}, streamed: map[string]bool{}}
 	opts.CanUseTool = s.canUseTool
 	s.delegate(&opts, caps)
+	s.delegateTerminal(&opts, caps)
 	c, err := agent.NewClient(ctx, opts)
 	if err != nil {
 		return nil, err

@@ -12,9 +12,11 @@ import (
 
 // toolCall is what the session keeps of a call it reported.
 type toolCall struct {
-	name  string
-	input json.RawMessage
-	diff  []sdk.ToolCallContent // the change an Edit or Write makes
+	seq      int // order of report
+	name     string
+	input    json.RawMessage
+	diff     []sdk.ToolCallContent // the change an Edit or Write makes
+	terminal string                // the client's terminal a Bash call ran in
 }
 
 // callInput holds the fields of the built-in tools' inputs that titles,
@@ -144,6 +146,8 @@ func (s *session) toolStart(b agent.ContentBlock, live bool) {
 		call.diff = s.diffOf(b.Name, in)
 	}
 	s.mu.Lock()
+	s.seq++
+	call.seq = s.seq
 	s.calls[b.ID] = call
 	s.mu.Unlock()
 	s.send(sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
@@ -163,9 +167,12 @@ func (s *session) toolDone(b agent.ContentBlock, structured any) {
 		status = sdk.ToolCallStatusFailed
 	}
 	var content []sdk.ToolCallContent
-	if call != nil && len(call.diff) > 0 && !b.IsError {
+	switch text := agent.TextOf(b.Content); {
+	case call != nil && call.terminal != "":
+		content = []sdk.ToolCallContent{sdk.ToolTerminalRef(call.terminal)}
+	case call != nil && len(call.diff) > 0 && !b.IsError:
 		content = call.diff
-	} else if text := agent.TextOf(b.Content); text != "" {
+	case text != "":
 		content = []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(fence(text)))}
 	}
 	s.send(sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{ToolCallId: sdk.ToolCallId(b.ToolUseID),

@@ -55,6 +55,9 @@ func (t *thread) offerTools(context.Context) error {
 	if t.wrap != nil {
 		t.env.Shell.SetWrapper(t.wrap)
 	}
+	if s.cfg.Terminal != nil {
+		t.env.Shell.SetRunner(s.cfg.Terminal)
+	}
 	if t.parent == nil {
 		t.env.Subagents = s.subagents
 	}
