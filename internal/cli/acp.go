@@ -18,6 +18,7 @@ type acpOptions struct {
 	Settings        string
 	AllowedTools    []string
 	DisallowedTools []string
+	MaxTurns        int
 	Debug           bool
 }
 
@@ -46,13 +47,14 @@ a terminal. Diagnostics go to stderr with --debug.`,
 	f.StringVar(&o.Settings, "settings", "", "settings file or JSON read above the user, project and local settings")
 	f.StringSliceVar(&o.AllowedTools, "allowedTools", nil, "tools (rules) that run without asking")
 	f.StringSliceVar(&o.DisallowedTools, "disallowedTools", nil, "tools (rules) that are never run")
+	f.IntVar(&o.MaxTurns, "max-turns", 0, "model round trips per prompt (0: no limit); a prompt that reaches it stops with max_turn_requests")
 	f.BoolVar(&o.Debug, "debug", false, "write the connection's diagnostics to stderr")
 	return cmd
 }
 
 func acpRun(cmd *cobra.Command, stdio IO, o acpOptions) error {
 	base := agent.Options{Model: o.Model, PermissionMode: agent.PermissionMode(o.PermissionMode), Settings: o.Settings,
-		AllowedTools: o.AllowedTools, DisallowedTools: o.DisallowedTools, Env: stdio.AgentEnv(), Entrypoint: "acp"}
+		AllowedTools: o.AllowedTools, DisallowedTools: o.DisallowedTools, MaxTurns: o.MaxTurns, Env: stdio.AgentEnv(), Entrypoint: "acp"}
 	var logger *slog.Logger
 	if o.Debug {
 		logger = slog.New(slog.NewTextHandler(stdio.Err, nil))
