@@ -1,9 +1,12 @@
 package acp_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +15,7 @@ import (
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tackcode/tack/internal/llm/llmtest"
 )
@@ -498,5 +502,59 @@ func TestBashRunsInTheEditorsTerminal(t *testing.T) {
 		if want := fmt.Sprintf("term-%d", i+1); len(embedded) == 0 || embedded[0] != want {
 			t.Errorf("call %d embeds terminals %v, want %s", i, embedded, want)
 		}
+	}
+}
+
+func TestWithoutCredentialsTheClientIsToldToAuthenticate(t *testing.T) {
+	e := newEnv(t)
+	e.noKey = true
+	p, init := e.start(t, sdk.ClientCapabilities{})
+	_, err := p.conn.NewSession(p.ctx(), sdk.NewSessionRequest{Cwd: e.dir, McpServers: []sdk.McpServer{}})
+	var rerr *sdk.RequestError
+	if !errors.As(err, &rerr) || rerr.Code != -32000 {
+		t.Errorf("session/new without credentials: %v, want auth_required (-32000)", err)
+	}
+	id := init.AuthMethods[0].Agent.Id
+	if _, err := p.conn.Authenticate(p.ctx(), sdk.AuthenticateRequest{MethodId: id}); !errors.As(err, &rerr) || rerr.Code != -32000 {
+		t.Errorf("authenticate without credentials: %v", err)
+	}
+
+	with := newEnv(t)
+	q, _ := with.start(t, sdk.ClientCapabilities{})
+	if _, err := q.conn.Authenticate(q.ctx(), sdk.AuthenticateRequest{MethodId: id}); err != nil {
+		t.Errorf("authenticate with a key: %v", err)
+	}
+	if _, err := q.conn.Authenticate(q.ctx(), sdk.AuthenticateRequest{MethodId: "oauth"}); err == nil {
+		t.Error("authenticate accepted a method tack does not offer")
+	}
+}
+
+func TestTheClientsMCPServersReachTheModel(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "editor", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + string(req.Params.Arguments)}}}, nil
+		})
+	web := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(web.Close)
+
+	e := newEnv(t, llmtest.Reply(llmtest.ToolUse("mcp__editor__echo", map[string]any{"text": "ping"})), llmtest.Reply(llmtest.Text("done")))
+	p, _ := e.start(t, sdk.ClientCapabilities{})
+	p.client.choose(sdk.PermissionOptionKindAllowOnce)
+	s, err := p.conn.NewSession(p.ctx(), sdk.NewSessionRequest{Cwd: e.dir, McpServers: []sdk.McpServer{
+		{Http: &sdk.McpServerHttpInline{Name: "editor", Url: web.URL, Headers: []sdk.HttpHeader{}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.prompt(s.SessionId, "echo ping")
+	reqs := e.srv.Requests()
+	if first := string(reqs[0].Body); !strings.Contains(first, `"name":"mcp__editor__echo"`) {
+		t.Errorf("the first request does not offer the client's tool")
+	}
+	if body := string(reqs[1].Body); !strings.Contains(body, `echo: {\"text\":\"ping\"}`) {
+		t.Errorf("the tool's result did not reach the model: %s", body)
+	}
+	if calls := toolCalls(p.client.seen()); len(calls) != 1 || calls[0].Kind != sdk.ToolKindOther {
+		t.Errorf("calls %+v", calls)
 	}
 }

@@ -41,6 +41,7 @@ type peer struct {
 type env struct {
 	srv       *llmtest.Server
 	dir, home string
+	noKey     bool // start tack without credentials
 }
 
 func newEnv(t *testing.T, turns ...llmtest.Turn) *env {
@@ -67,8 +68,15 @@ func (e *env) start(t *testing.T, caps sdk.ClientCapabilities, args ...string) (
 	t.Helper()
 	cmd := exec.Command(tackBin, append([]string{"acp"}, args...)...)
 	cmd.Dir = e.dir
-	cmd.Env = append(os.Environ(), "ANTHROPIC_API_KEY=test", "ANTHROPIC_BASE_URL="+e.srv.URL(),
-		"HOME="+e.home, "CLAUDE_CONFIG_DIR="+filepath.Join(e.home, ".claude"))
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ANTHROPIC_") && !strings.HasPrefix(kv, "CLAUDE_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "ANTHROPIC_BASE_URL="+e.srv.URL(), "HOME="+e.home, "CLAUDE_CONFIG_DIR="+filepath.Join(e.home, ".claude"))
+	if !e.noKey {
+		cmd.Env = append(cmd.Env, "ANTHROPIC_API_KEY=test")
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	in, err := cmd.StdinPipe()

@@ -155,6 +155,10 @@ func (s *server) open(ctx context.Context, cwd string, servers []sdk.McpServer, 
 	caps := s.caps
 	s.mu.Unlock()
 	sess, err := startSession(s.ctx, s.peer(), opts, caps)
+	if errors.Is(err, agent.ErrNoCredentials) {
+		// The client shows the auth methods of initialize.
+		return nil, sdk.NewAuthRequired(map[string]any{"error": err.Error(), "authMethods": []string{authMethodID}})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("start session in %s: %w", cwd, err)
 	}
