@@ -398,8 +398,16 @@ func TestLoadSessionReplaysAndResumes(t *testing.T) {
 	first.stop()
 
 	second, init := e.start(t, sdk.ClientCapabilities{})
-	if !init.AgentCapabilities.LoadSession {
-		t.Fatal("no loadSession")
+	if !init.AgentCapabilities.LoadSession || init.AgentCapabilities.SessionCapabilities.List == nil {
+		t.Fatal("no loadSession or session/list")
+	}
+	list, err := second.conn.ListSessions(second.ctx(), sdk.ListSessionsRequest{Cwd: &e.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Sessions) != 1 || list.Sessions[0].SessionId != s.SessionId || list.Sessions[0].Cwd != e.dir ||
+		list.Sessions[0].Title == nil || list.Sessions[0].UpdatedAt == nil {
+		t.Errorf("session/list: %+v", list.Sessions)
 	}
 	loaded, err := second.conn.LoadSession(second.ctx(), sdk.LoadSessionRequest{SessionId: s.SessionId, Cwd: e.dir, McpServers: []sdk.McpServer{}})
 	if err != nil {

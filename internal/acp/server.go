@@ -61,6 +61,8 @@ func (s *server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 			LoadSession:        true,
 			PromptCapabilities: sdk.PromptCapabilities{Image: true, EmbeddedContext: true},
 			McpCapabilities:    sdk.McpCapabilities{Http: true, Sse: true},
+			SessionCapabilities: sdk.SessionCapabilities{List: &sdk.SessionListCapabilities{}, Close: &sdk.SessionCloseCapabilities{},
+				AdditionalDirectories: &sdk.SessionAdditionalDirectoriesCapabilities{}},
 		},
 		AuthMethods: []sdk.AuthMethod{{Agent: &sdk.AuthMethodAgent{Id: authMethodID, Name: "Anthropic API key or tack login",
 			Description: sdk.Ptr(authDescription)}}},
@@ -234,10 +236,6 @@ func (s *server) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (s
 
 // The methods tack does not offer (initialize does not advertise them).
 
-func (s *server) ListSessions(context.Context, sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
-	return sdk.ListSessionsResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionList)
-}
-
 func (s *server) ResumeSession(context.Context, sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
 	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
 }
@@ -294,5 +292,3 @@ func headers(hs []sdk.HttpHeader) map[string]string {
 	}
 	return out
 }
-
-var errNoPrompt = errors.New("the prompt has no text, image or resource")

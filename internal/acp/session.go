@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -257,6 +258,8 @@ func (s *session) setMode(ctx context.Context, mode string) error {
 	s.reportMode()
 	return nil
 }
+
+var errNoPrompt = errors.New("the prompt has no text, image or resource")
 
 // promptContent turns an ACP prompt into message content: text, images,
 // and the resources the client embedded or linked, as text the model reads.
