@@ -215,16 +215,16 @@ func TestWriteAndEditSendDiffs(t *testing.T) {
 		if c.Kind != w.kind || len(c.Locations) != 1 || c.Locations[0].Path != w.path {
 			t.Errorf("call %d: kind %q locations %+v", i, c.Kind, c.Locations)
 		}
+		d := firstDiff(p.client.seen(), c.ToolCallId)
 		if w.new == nil {
-			if len(c.Content) != 0 {
-				t.Errorf("call %d: content %+v", i, c.Content)
+			if d != nil {
+				t.Errorf("call %d: diff %+v", i, d)
 			}
 			continue
 		}
-		if len(c.Content) != 1 || c.Content[0].Diff == nil {
-			t.Fatalf("call %d: no diff: %+v", i, c.Content)
+		if d == nil {
+			t.Fatalf("call %d: no diff", i)
 		}
-		d := c.Content[0].Diff
 		if d.Path != w.path || d.NewText != *w.new || (w.old == nil) != (d.OldText == nil) || (w.old != nil && *d.OldText != *w.old) {
 			t.Errorf("call %d: diff %+v", i, d)
 		}
@@ -473,8 +473,8 @@ func TestFilesGoThroughTheEditor(t *testing.T) {
 		t.Errorf("the disk changed: %q", b)
 	}
 	calls := toolCalls(p.client.seen())
-	if d := calls[1].Content[0].Diff; d == nil || d.OldText == nil || *d.OldText != "unsaved buffer\n" || d.NewText != "edited buffer\n" {
-		t.Errorf("edit diff %+v", calls[1].Content)
+	if d := firstDiff(p.client.seen(), calls[1].ToolCallId); d == nil || d.OldText == nil || *d.OldText != "unsaved buffer\n" || d.NewText != "edited buffer\n" {
+		t.Errorf("edit diff %+v", d)
 	}
 }
 
@@ -564,5 +564,32 @@ func TestTheClientsMCPServersReachTheModel(t *testing.T) {
 	}
 	if calls := toolCalls(p.client.seen()); len(calls) != 1 || calls[0].Kind != sdk.ToolKindOther {
 		t.Errorf("calls %+v", calls)
+	}
+}
+
+func TestPermissionRequestShowsTheDiff(t *testing.T) {
+	e := newEnv(t)
+	path := filepath.Join(e.dir, "new.txt")
+	e.srv.Append(llmtest.Reply(llmtest.ToolUse("Write", map[string]any{"file_path": path, "content": "hello\n"})), llmtest.Reply(llmtest.Text("ok")))
+	p, _ := e.start(t, sdk.ClientCapabilities{})
+	p.client.choose(sdk.PermissionOptionKindAllowOnce)
+	s := p.newSession()
+	p.prompt(s.SessionId, "write")
+	if len(p.client.asked) != 1 {
+		t.Fatalf("%d permission requests", len(p.client.asked))
+	}
+	c := p.client.asked[0].ToolCall
+	if len(c.Content) != 1 || c.Content[0].Diff == nil || c.Content[0].Diff.NewText != "hello\n" || c.Content[0].Diff.OldText != nil {
+		t.Errorf("permission request content %+v", c.Content)
+	}
+	if c.Kind == nil || *c.Kind != sdk.ToolKindEdit || len(c.Locations) != 1 || c.Locations[0].Path != path {
+		t.Errorf("permission request %+v", c)
+	}
+	var always bool
+	for _, o := range p.client.asked[0].Options {
+		always = always || (o.Kind == sdk.PermissionOptionKindAllowAlways && o.Name == "Always allow Edit(./*)")
+	}
+	if !always {
+		t.Errorf("options %+v", p.client.asked[0].Options)
 	}
 }

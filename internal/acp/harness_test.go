@@ -348,6 +348,26 @@ func toolUpdates(us []sdk.SessionUpdate, id sdk.ToolCallId) []*sdk.SessionToolCa
 	return out
 }
 
+// firstDiff is the first diff reported for a call, in its tool_call or a
+// tool_call_update.
+func firstDiff(us []sdk.SessionUpdate, id sdk.ToolCallId) *sdk.ToolCallContentDiff {
+	for _, u := range us {
+		var content []sdk.ToolCallContent
+		switch {
+		case u.ToolCall != nil && u.ToolCall.ToolCallId == id:
+			content = u.ToolCall.Content
+		case u.ToolCallUpdate != nil && u.ToolCallUpdate.ToolCallId == id:
+			content = u.ToolCallUpdate.Content
+		}
+		for _, c := range content {
+			if c.Diff != nil {
+				return c.Diff
+			}
+		}
+	}
+	return nil
+}
+
 // lastRequestText is everything the model was sent in the last request.
 func lastRequestText(t *testing.T, srv *llmtest.Server) string {
 	t.Helper()

@@ -33,7 +33,7 @@ func (s *session) replayBlock(role string, b agent.ContentBlock) {
 	case b.Type == agent.BlockThinking && b.Thinking != "":
 		s.send(sdk.UpdateAgentThoughtText(b.Thinking))
 	case b.Type == agent.BlockToolUse:
-		s.toolStart(b, false)
+		s.toolStart(b)
 	case b.Type == agent.BlockToolResult:
 		s.toolDone(b, nil)
 	}

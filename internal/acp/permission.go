@@ -49,6 +49,11 @@ func (s *session) canUseTool(ctx context.Context, name string, input json.RawMes
 	pending := sdk.ToolCallStatusPending
 	call := sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(info.ToolUseID), Title: sdk.Ptr(titleOf(name, in, s.cwd)),
 		Kind: sdk.Ptr(kindOf(name, in)), Status: &pending, RawInput: input, Locations: locationsOf(in, s.cwd)}
+	s.mu.Lock()
+	if c := s.calls[info.ToolUseID]; c != nil {
+		call.Content = c.diff
+	}
+	s.mu.Unlock()
 	resp, err := s.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(s.id), ToolCall: call, Options: options})
 	if err != nil {
 		return agent.PermissionResult{}, fmt.Errorf("ask the client about %s: %w", name, err)

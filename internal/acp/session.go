@@ -38,6 +38,13 @@ type session struct {
 func startSession(ctx context.Context, conn *sdk.AgentSideConnection, opts agent.Options, caps sdk.ClientCapabilities) (*session, error) {
 	s := &session{ctx: ctx, conn: conn, cwd: opts.Cwd, calls: map[string]*toolCall{}, streamed: map[string]bool{}}
 	opts.CanUseTool = s.canUseTool
+	hooks := map[agent.HookEvent][]agent.HookMatcher{}
+	for ev, ms := range opts.Hooks {
+		hooks[ev] = ms
+	}
+	hooks[agent.HookPreToolUse] = append(append([]agent.HookMatcher{}, hooks[agent.HookPreToolUse]...),
+		agent.HookMatcher{Matcher: editTools, Hooks: []agent.HookCallback{s.preview}})
+	opts.Hooks = hooks
 	s.delegate(&opts, caps)
 	s.delegateTerminal(&opts, caps)
 	c, err := agent.NewClient(ctx, opts)
@@ -185,7 +192,7 @@ func (s *session) handle(m agent.Message) {
 		for _, b := range m.Message.Content {
 			switch {
 			case b.Type == agent.BlockToolUse:
-				s.toolStart(b, true)
+				s.toolStart(b)
 			case b.Type == agent.BlockText && !streamed && b.Text != "":
 				s.send(sdk.UpdateAgentMessageText(b.Text))
 			case b.Type == agent.BlockThinking && !streamed && b.Thinking != "":

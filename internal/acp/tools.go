@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -136,15 +137,12 @@ func locationsOf(in callInput, cwd string) []sdk.ToolCallLocation {
 	return nil
 }
 
-// toolStart reports a call the model made; a live one (not replayed
-// history) carries the diff of the change it makes.
-func (s *session) toolStart(b agent.ContentBlock, live bool) {
+// toolStart reports a call the model made. The diff of an edit follows
+// once the call is about to run (preview).
+func (s *session) toolStart(b agent.ContentBlock) {
 	var in callInput
 	_ = json.Unmarshal(b.Input, &in)
 	call := &toolCall{name: b.Name, input: b.Input}
-	if live {
-		call.diff = s.diffOf(b.Name, in)
-	}
 	s.mu.Lock()
 	s.seq++
 	call.seq = s.seq
@@ -152,7 +150,7 @@ func (s *session) toolStart(b agent.ContentBlock, live bool) {
 	s.mu.Unlock()
 	s.send(sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
 		ToolCallId: sdk.ToolCallId(b.ID), Title: titleOf(b.Name, in, s.cwd), Kind: kindOf(b.Name, in),
-		Status: sdk.ToolCallStatusPending, Locations: locationsOf(in, s.cwd), RawInput: b.Input, Content: call.diff,
+		Status: sdk.ToolCallStatusPending, Locations: locationsOf(in, s.cwd), RawInput: b.Input,
 	}})
 }
 
@@ -189,6 +187,36 @@ func fence(text string) string {
 		ticks += "`"
 	}
 	return ticks + "\n" + strings.TrimRight(text, "\n") + "\n" + ticks
+}
+
+// editTools are the calls whose change preview shows as a diff.
+const editTools = "Write|Edit|MultiEdit"
+
+// preview is a PreToolUse hook of the session's own: right before an edit
+// runs (before its permission check, after the model's call was reported)
+// it sends the change as a diff, from the file as it is then.
+func (s *session) preview(ctx context.Context, in agent.HookInput, _ json.RawMessage) (*agent.HookOutput, error) {
+	pre, ok := in.(*agent.PreToolUseHookInput)
+	if !ok {
+		return nil, nil
+	}
+	// The call goes out first.
+	if err := s.client.Flush(ctx); err != nil {
+		return nil, err
+	}
+	var input callInput
+	_ = json.Unmarshal(pre.ToolInput, &input)
+	diff := s.diffOf(pre.ToolName, input)
+	s.mu.Lock()
+	call := s.calls[pre.ToolUseID]
+	if call != nil {
+		call.diff = diff
+	}
+	s.mu.Unlock()
+	if call != nil && diff != nil {
+		s.send(sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{ToolCallId: sdk.ToolCallId(pre.ToolUseID), Content: diff}})
+	}
+	return nil, nil
 }
 
 // diffOf is the change an Edit, MultiEdit or Write call makes, against the
