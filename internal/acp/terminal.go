@@ -20,6 +20,10 @@ var _ agent.Terminal = clientTerminal{}
 
 func (t clientTerminal) Run(ctx context.Context, args []string, dir string, env []string) (string, int, error) {
 	s := t.s
+	// The Bash call the terminal belongs to goes out first.
+	if err := s.client.Flush(ctx); err != nil {
+		return "", 0, err
+	}
 	vars := make([]sdk.EnvVariable, 0, len(env))
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
