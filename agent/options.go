@@ -210,6 +210,23 @@ type Options struct {
 	Env map[string]string
 	// HTTPClient is used for API requests; nil means the default.
 	HTTPClient *http.Client
+	// TextFiles, when set, is where Read, Write, Edit and NotebookEdit read
+	// and write the text of files, instead of the disk: a host that is an
+	// editor gives its buffers, so that the model sees and changes what the
+	// user sees, unsaved changes included (tack acp does, over the
+	// client's fs/read_text_file and fs/write_text_file). Everything else is
+	// as with the disk: the permission rules, hooks and sandbox decide the
+	// call first, Read still looks on disk for whether the file exists and
+	// is text, and the writing tools still refuse a file not read first.
+	// Bash, Glob and Grep see the disk.
+	TextFiles TextFiles
+	// Terminal, when set, runs Bash's foreground commands in a host's
+	// terminal instead of as tack's children, so that the user watches them
+	// where they work (tack acp does, over the client's terminal/*
+	// methods). The permission rules, hooks and sandbox decide first, and a
+	// command the sandbox wraps still runs here, inside it; background
+	// commands (run_in_background) too.
+	Terminal Terminal
 	// Logger receives diagnostics (what Notify receives, as warnings); nil
 	// discards them.
 	Logger *slog.Logger
@@ -367,7 +384,7 @@ func (o Options) config() (runtime.Config, error) {
 		Approve:       o.CanUseTool.approve(),
 		OnElicitation: elicit(o.OnElicitation), OnMCPProgress: progress(o.OnMCPProgress),
 		Notify: o.Notify, Logger: o.Logger, IncludePartialMessages: o.IncludePartialMessages,
-		NoSessionPersistence: o.NoSessionPersistence, Env: o.Env, HTTPClient: o.HTTPClient,
+		NoSessionPersistence: o.NoSessionPersistence, Env: o.Env, HTTPClient: o.HTTPClient, TextFiles: o.TextFiles, Terminal: o.Terminal,
 		Entrypoint: o.Entrypoint, Setup: string(o.Setup), Restart: string(o.Restart), WithoutCredentials: o.WithoutCredentials, Bare: o.Bare,
 	}
 	return cfg, nil
@@ -390,4 +407,24 @@ func (cb CanUseTool) approve() func(context.Context, runtime.ApprovalRequest) (r
 func configOf(opts Options) runtime.Config {
 	return runtime.Config{Launch: runtime.Launch{Settings: opts.Settings, SettingSources: opts.SettingSources},
 		Cwd: opts.Cwd, Env: opts.Env, Untrusted: opts.Untrusted}
+}
+
+// TextFiles holds the text of files for a session's file tools
+// (Options.TextFiles). Paths are absolute; an error fails the tool call
+// with it.
+type TextFiles interface {
+	ReadTextFile(ctx context.Context, path string) (string, error)
+	WriteTextFile(ctx context.Context, path, content string) error
+}
+
+// Terminal runs a command for Bash (Options.Terminal): args are the
+// program and its arguments (the shell, "-c" and a script that also keeps
+// the working directory for the next command), to run in dir with exactly
+// env. Run returns once the command has ended, with what it printed
+// (stdout and stderr as the terminal showed them) and its exit status
+// (128+N for signal N); when ctx ends first (an interrupt, Bash's timeout)
+// it stops the command and returns what it had. An error is a command that
+// could not be run.
+type Terminal interface {
+	Run(ctx context.Context, args []string, dir string, env []string) (output string, exitCode int, err error)
 }

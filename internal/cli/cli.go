@@ -112,7 +112,7 @@ The prompt is the argument, standard input, or both (input first).`,
 	// the binary (tens of megabytes more to page in at start-up).
 	cmd.Flags().BoolVarP(&showVersion, "version", "v", false, "print the version and exit")
 	f.register(cmd)
-	cmd.AddCommand(newSessionsCmd(stdio), newTrustCmd(stdio), newHooksCmd(stdio), newDoctorCmd(stdio), newAuthCmd(stdio), newProjectCmd(stdio), newPurgeCmd(stdio, "purge"))
+	cmd.AddCommand(newSessionsCmd(stdio), newTrustCmd(stdio), newHooksCmd(stdio), newDoctorCmd(stdio), newAuthCmd(stdio), newProjectCmd(stdio), newPurgeCmd(stdio, "purge"), newACPCmd(stdio))
 	cmd.AddCommand(configcmd.Commands(stdio)...)
 	return cmd
 }

@@ -4,7 +4,7 @@
 // running back up the layers fails the build's tests instead of eroding the
 // structure:
 //
-//	surfaces (cli, tui, sdkproto) → agent → runtime → engine → the rest
+//	surfaces (cli, tui, sdkproto, acp) → agent → runtime → engine → the rest
 //
 // The package has no code of its own.
 package layers

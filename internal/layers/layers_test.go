@@ -28,10 +28,11 @@ var only = map[string][]string{
 	"cmd/tack": {"internal/cli"},
 	// The surfaces are written against the public SDK, as an outside
 	// program would be, and their own helpers.
-	"internal/cli":          {"agent", "internal/cli/cmdio", "internal/cli/configcmd", "internal/sdkproto", "internal/tui"},
+	"internal/cli":          {"agent", "internal/acp", "internal/cli/cmdio", "internal/cli/configcmd", "internal/sdkproto", "internal/tui"},
 	"internal/tui":          {"agent", "internal/tui/markdown"},
 	"internal/tui/markdown": {},
 	"internal/sdkproto":     {"agent"},
+	"internal/acp":          {"agent"},
 	"internal/cli/cmdio":    {},
 	// The configuration commands (tack mcp, plugin, agents, config) start
 	// no session: they read and edit the files sessions read, through
@@ -58,9 +59,10 @@ var importedOnlyBy = map[string][]string{
 	"internal/cli":           {"cmd/tack"},
 	"internal/tui":           {"internal/cli"},
 	"internal/sdkproto":      {"internal/cli"},
+	"internal/acp":           {"internal/cli"},
 	"internal/cli/configcmd": {"internal/cli"},
 	"internal/cli/cmdio":     {"internal/cli", "internal/cli/configcmd"},
-	"agent":                  {"internal/cli", "internal/cli/configcmd", "internal/tui", "internal/sdkproto"},
+	"agent":                  {"internal/cli", "internal/cli/configcmd", "internal/tui", "internal/sdkproto", "internal/acp"},
 	"internal/runtime":       {"agent"},
 	"internal/engine":        {"internal/runtime"},
 	// The hook and MCP OAuth tests' helpers are for tests only

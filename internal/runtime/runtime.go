@@ -38,6 +38,7 @@ import (
 	"github.com/tackcode/tack/internal/protocol"
 	"github.com/tackcode/tack/internal/sandbox"
 	"github.com/tackcode/tack/internal/session"
+	"github.com/tackcode/tack/internal/shell"
 	"github.com/tackcode/tack/internal/skill"
 	"github.com/tackcode/tack/internal/tool"
 )
@@ -103,6 +104,12 @@ type Config struct {
 	NoSessionPersistence   bool
 	Env                    map[string]string
 	HTTPClient             *http.Client
+	// TextFiles, when set, is where the file tools of every thread read
+	// and write text (tool.Env.TextFiles).
+	TextFiles tool.TextFiles
+	// Terminal, when set, runs the foreground commands of every thread's
+	// shell that the sandbox leaves alone (shell.SetRunner).
+	Terminal shell.Runner
 	// Entrypoint is recorded in transcripts; "" means "sdk-go".
 	Entrypoint string
 	// Bare starts a minimal session (--bare): no memory (CLAUDE.md, auto

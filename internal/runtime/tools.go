@@ -41,6 +41,7 @@ func (t *thread) offerTools(context.Context) error {
 		ProjectDir: t.cwd,
 		Shell:      shell.New(t.cwd, s.sessionEnv()),
 		Files:      tool.NewFileState(),
+		TextFiles:  s.cfg.TextFiles,
 		Writes:     &s.watching.writes,
 		Model:      tool.ModelCaller{Provider: t.provider(), Small: s.small, Main: t.model.ID},
 		ScratchDir: t.scratchDir(),
@@ -53,6 +54,9 @@ func (t *thread) offerTools(context.Context) error {
 	}
 	if t.wrap != nil {
 		t.env.Shell.SetWrapper(t.wrap)
+	}
+	if s.cfg.Terminal != nil {
+		t.env.Shell.SetRunner(s.cfg.Terminal)
 	}
 	if t.parent == nil {
 		t.env.Subagents = s.subagents

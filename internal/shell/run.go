@@ -92,14 +92,20 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (Outpu
 		return Output{}, fmt.Errorf("run: %w", err)
 	}
 	defer release()
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.WaitDelay = pipeDrain
-	if err := cmd.Start(); err != nil {
-		return Output{}, fmt.Errorf("start %s: %w", s.program, err)
+	if s.runner != nil && !wrapped(cmd, s.program) {
+		// The sandbox left it alone: the host runs it.
+		if err := s.runElsewhere(ctx, cmd, &out, stdout); err != nil {
+			return Output{}, err
+		}
+	} else {
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		cmd.WaitDelay = pipeDrain
+		if err := cmd.Start(); err != nil {
+			return Output{}, fmt.Errorf("start %s: %w", s.program, err)
+		}
+		out.Interrupted, out.TimedOut = supervise(ctx, cmd, out.Timeout)
+		out.ExitCode = exitCode(cmd.ProcessState)
 	}
-	out.Interrupted, out.TimedOut = supervise(ctx, cmd, out.Timeout)
-
-	out.ExitCode = exitCode(cmd.ProcessState)
 	out.Stdout, out.StdoutCut = stdout.Result()
 	out.Stderr, out.StderrCut = stderr.Result()
 	if b, err := os.ReadFile(cwdFile); err == nil {
@@ -114,6 +120,31 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (Outpu
 	out.CwdReset = resetBefore || resetAfter
 	s.reportCwd(ctx)
 	return out, nil
+}
+
+// wrapped reports whether the sandbox rewrote cmd, which then cannot run
+// outside this process's children.
+func wrapped(cmd *exec.Cmd, program string) bool {
+	return len(cmd.Args) != 3 || cmd.Args[0] != program || cmd.Args[1] != "-c" || len(cmd.ExtraFiles) > 0
+}
+
+// runElsewhere runs cmd through the shell's Runner, bounded by
+// out.Timeout as a child would be.
+func (s *Shell) runElsewhere(ctx context.Context, cmd *exec.Cmd, out *Output, stdout *headTail) error {
+	rctx, cancel := context.WithTimeout(ctx, out.Timeout)
+	defer cancel()
+	text, code, err := s.runner.Run(rctx, cmd.Args, cmd.Dir, cmd.Env)
+	switch {
+	case ctx.Err() != nil:
+		out.Interrupted = true
+	case rctx.Err() != nil:
+		out.TimedOut = true
+	case err != nil:
+		return fmt.Errorf("run in the host's terminal: %w", err)
+	}
+	_, _ = stdout.Write([]byte(text))
+	out.ExitCode = code
+	return nil
 }
 
 // command returns cmd running script (for the user's command) in dir, in a

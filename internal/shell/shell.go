@@ -23,6 +23,8 @@ type Shell struct {
 	limits  Limits
 	// wrap, when set, prepares each command to run in a sandbox.
 	wrap Wrapper
+	// runner, when set, runs the foreground commands wrap leaves alone.
+	runner Runner
 
 	// env is the commands' environment (nil: the process's); its own
 	// lock, since commands are made under mu.
@@ -123,6 +125,23 @@ type Wrapper interface {
 	// which the wrapper may or may not grant. release is called once the
 	// command has ended; an error means the command must not run.
 	Wrap(cmd *exec.Cmd, command string, unsandboxed bool, writable []string) (release func(), err error)
+}
+
+// Runner runs a foreground command somewhere else than a child process of
+// tack: a host's terminal (an editor's, over ACP). The shell has made the
+// command (its program, "-c" and the script that keeps the working
+// directory, in Dir with Env) and hands it over as it would have started
+// it; Run returns when it has ended, or once ctx is done, having stopped it
+// then. Output is stdout and stderr as the terminal showed them.
+type Runner interface {
+	Run(ctx context.Context, args []string, dir string, env []string) (output string, exitCode int, err error)
+}
+
+// SetRunner has r run the foreground commands the sandbox leaves alone: a
+// command the sandbox wraps still runs here, inside it. It must be called
+// before the first command, from the goroutine that made the shell.
+func (s *Shell) SetRunner(r Runner) {
+	s.runner = r
 }
 
 // SetWrapper makes every command run through w (a sandbox). It must be

@@ -15,6 +15,16 @@ import (
 	"github.com/tackcode/tack/internal/watch"
 )
 
+// TextFiles is where the file tools read and write text instead of the
+// disk: a host's editor, whose buffers hold changes not saved yet. Read
+// still checks on disk that the file exists and what kind it is, and the
+// writing tools still check it was read first; only the text goes through
+// TextFiles. Paths are absolute.
+type TextFiles interface {
+	ReadTextFile(ctx context.Context, path string) (string, error)
+	WriteTextFile(ctx context.Context, path, content string) error
+}
+
 // Env is the state one session's tool calls share. It is safe for
 // concurrent use by parallel read-only calls.
 type Env struct {
@@ -27,6 +37,9 @@ type Env struct {
 	Shell *shell.Shell
 	// Files remembers which files were read, to guard writes.
 	Files *FileState
+	// TextFiles, when set, holds the text the file tools read and write in
+	// place of the disk (an editor's buffers); nil uses the disk.
+	TextFiles TextFiles
 	// Writes records what the file tools write, so that the session's file
 	// watcher does not take those changes for someone else's. The
 	// session's threads share it; nil records nothing.

@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 
@@ -43,12 +44,26 @@ func (w atomicWriter) write(path string, data []byte, old os.FileInfo) error {
 // its own writes (so that its file watcher does not report the change),
 // then records the file's new stamp, so that the model may edit it again
 // without reading it back.
-func (w atomicWriter) save(env *tool.Env, path string, data []byte, old os.FileInfo) error {
-	if err := env.Writes.Do(path, func() error { return w.write(path, data, old) }); err != nil {
+func (w atomicWriter) save(ctx context.Context, env *tool.Env, path string, data []byte, old os.FileInfo) error {
+	write := func() error { return w.write(path, data, old) }
+	if env.TextFiles != nil {
+		write = func() error { return env.TextFiles.WriteTextFile(ctx, path, string(data)) }
+	}
+	if err := env.Writes.Do(path, write); err != nil {
 		return err
 	}
 	if info, err := os.Stat(path); err == nil {
 		env.Files.Record(path, info, false)
 	}
 	return nil
+}
+
+// loadText is the text of path, from env.TextFiles when the session has
+// them, else from the disk.
+func loadText(ctx context.Context, env *tool.Env, path string) ([]byte, error) {
+	if env.TextFiles == nil {
+		return os.ReadFile(path)
+	}
+	text, err := env.TextFiles.ReadTextFile(ctx, path)
+	return []byte(text), err
 }

@@ -78,7 +78,7 @@ func (t editTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return tool.Result{}, fmt.Errorf("create parent directories of %s: %w", path, err)
 		}
-		if err := t.w.save(env, path, []byte(in.NewString), nil); err != nil {
+		if err := t.w.save(ctx, env, path, []byte(in.NewString), nil); err != nil {
 			return tool.Result{}, err
 		}
 		result.StructuredPatch = diff.Patch("", in.NewString)
@@ -91,7 +91,7 @@ func (t editTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage)
 	if err := checkFresh(t.Name(), env, path, info); err != nil {
 		return tool.Result{}, err
 	}
-	raw, err := os.ReadFile(path)
+	raw, err := loadText(ctx, env, path)
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -129,7 +129,7 @@ func (t editTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage)
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
-	if err := t.w.save(env, path, []byte(out), info); err != nil {
+	if err := t.w.save(ctx, env, path, []byte(out), info); err != nil {
 		return tool.Result{}, err
 	}
 	result.StructuredPatch = diff.Patch(text, updated)

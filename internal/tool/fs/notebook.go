@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -84,7 +83,7 @@ func (t notebookEditTool) Run(ctx context.Context, env *tool.Env, input json.Raw
 	if err := checkFresh(t.Name(), env, path, info); err != nil {
 		return tool.Result{}, err
 	}
-	raw, err := os.ReadFile(path)
+	raw, err := loadText(ctx, env, path)
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -158,7 +157,7 @@ func (t notebookEditTool) Run(ctx context.Context, env *tool.Env, input json.Raw
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
-	if err := t.w.save(env, path, updated, info); err != nil {
+	if err := t.w.save(ctx, env, path, updated, info); err != nil {
 		return tool.Result{}, err
 	}
 	return tool.TextResult(msg, notebookEditResult{

@@ -142,6 +142,13 @@ func (t readTool) read(ctx context.Context, env *tool.Env, in readInput, path st
 	case looksBinary(head, len(head) < sniffBytes):
 		return tool.Result{}, tool.BadInput(t.Name(), "%s is a binary file; Read shows text, images (PNG, JPEG, GIF, WebP) and PDFs. Inspect it with a command suited to its format through Bash (e.g. `file`, `xxd | head`).", path)
 	}
+	if env.TextFiles != nil {
+		text, err := env.TextFiles.ReadTextFile(ctx, path)
+		if err != nil {
+			return tool.Result{}, fmt.Errorf("read %s: %w", path, err)
+		}
+		br = bufio.NewReader(strings.NewReader(text))
+	}
 	return readText(ctx, env, path, info, br, in)
 }
 

@@ -67,7 +67,7 @@ func (t writeTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return tool.Result{}, fmt.Errorf("create parent directories of %s: %w", path, err)
 		}
-		if err := t.w.save(env, path, []byte(in.Content), nil); err != nil {
+		if err := t.w.save(ctx, env, path, []byte(in.Content), nil); err != nil {
 			return tool.Result{}, err
 		}
 		return tool.TextResult("File created successfully at: "+path+stateNote, writeResult{
@@ -78,7 +78,7 @@ func (t writeTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage
 	if err := checkFresh(t.Name(), env, path, info); err != nil {
 		return tool.Result{}, err
 	}
-	raw, err := os.ReadFile(path)
+	raw, err := loadText(ctx, env, path)
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -90,7 +90,7 @@ func (t writeTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
-	if err := t.w.save(env, path, []byte(content), info); err != nil {
+	if err := t.w.save(ctx, env, path, []byte(content), info); err != nil {
 		return tool.Result{}, err
 	}
 	return tool.TextResult("The file "+path+" has been updated successfully."+stateNote, writeResult{
