@@ -11,6 +11,7 @@ import (
 	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/extension"
 	"github.com/tackcode/tack/internal/mcp/mcpconfig"
+	"github.com/tackcode/tack/internal/permission"
 )
 
 // Workspace trust. A folder can bring code that tack would run for the
@@ -185,7 +186,77 @@ func (s *Session) decideTrust(context.Context) error {
 	}
 	s.trust = trust
 	s.notify(trust.notice())
+	if !s.cfg.Untrusted {
+		for _, msg := range withholdWidening(s.cfg, s.cwd, s.settings) {
+			s.notify(msg)
+		}
+	}
 	return nil
+}
+
+// withholdWidening takes out of a session's settings what the project's
+// shared settings file (.claude/settings.json, which comes with a clone)
+// would grant beyond what the user decided — its permissions.allow rules,
+// its additionalDirectories and a bypassPermissions defaultMode — when the
+// folder's trust is only implied (print mode, the SDKs) and not recorded.
+// Claude Code does the same: a cloned repository cannot approve its own
+// commands. Its hooks and the rest still apply, as they do there. The local
+// settings file is the user's own and keeps its grants. It returns one
+// notice per kind withheld.
+func withholdWidening(cfg Config, cwd string, m *config.Merged) []string {
+	fromProject := func(src config.Source) bool { return src.Scope == config.ScopeProject }
+	allow := slices.ContainsFunc(m.Permissions.Allow, func(it config.Item) bool { return fromProject(it.Source) })
+	dirs := slices.ContainsFunc(m.Permissions.AdditionalDirectories, func(it config.Item) bool { return fromProject(it.Source) })
+	modeSrc, _ := m.Origin("permissions.defaultMode")
+	bypass := m.Permissions.DefaultMode == string(permission.ModeBypass) && fromProject(modeSrc)
+	if !allow && !dirs && !bypass {
+		return nil // nothing to withhold: the trust record is not even read
+	}
+	getenv := optionsEnv(cfg.Env)
+	file, err := config.ClaudeJSONPath(getenv)
+	if err != nil {
+		return []string{fmt.Sprintf("the project's permission grants are withheld: %v", err)}
+	}
+	if by, err := config.TrustedBy(file, cwd, true); err == nil && by != "" {
+		return nil
+	}
+	dir, _ := config.TrustKey(cwd)
+	why := fmt.Sprintf("this workspace has not been trusted. Run tack here once and accept the trust dialog, or run `tack trust %s`.", dir)
+	var out []string
+	drop := func(items *[]config.Item, key string) {
+		var kept []config.Item
+		byFile := map[string]int{}
+		var files []string
+		for _, it := range *items {
+			if !fromProject(it.Source) {
+				kept = append(kept, it)
+				continue
+			}
+			if byFile[it.Source.Path] == 0 {
+				files = append(files, it.Source.Path)
+			}
+			byFile[it.Source.Path]++
+		}
+		*items = kept
+		for _, f := range files {
+			out = append(out, fmt.Sprintf("Ignoring %s from %s: %s", countEntries(byFile[f], key), relTo(cwd, f), why))
+		}
+	}
+	drop(&m.Permissions.Allow, "permissions.allow")
+	drop(&m.Permissions.AdditionalDirectories, "permissions.additionalDirectories")
+	if bypass {
+		m.Permissions.DefaultMode = ""
+		out = append(out, fmt.Sprintf("Ignoring permissions.defaultMode %q from %s: %s", permission.ModeBypass, relTo(cwd, modeSrc.Path), why))
+	}
+	return out
+}
+
+// countEntries is "1 key entry" or "n key entries".
+func countEntries(n int, key string) string {
+	if n == 1 {
+		return "1 " + key + " entry"
+	}
+	return fmt.Sprintf("%d %s entries", n, key)
 }
 
 func trustOf(cfg Config, cwd string, settings *config.Merged) (workspaceTrust, error) {
