@@ -195,7 +195,7 @@ func (s *server) user(ctx context.Context, f inFrame) {
 	}
 	if f.Priority == "now" {
 		// Into the running turn, if there is one; queued otherwise.
-		if _, err := s.client.Inject(text); err != nil {
+		if _, err := s.client.InjectPrompt(agent.Prompt{Text: text, ID: f.UUID}); err != nil {
 			s.warn("stdin line %d: %v", f.line, err)
 		}
 		return
@@ -341,6 +341,9 @@ func (s *server) dispatch(ctx context.Context, subtype string, raw json.RawMessa
 		}
 		return map[string]any{"mcpServers": s.client.MCPServers()}, nil
 	}
+	if h, ok := s.hostControl(subtype); ok {
+		return h(ctx, raw)
+	}
 	return nil, unsupportedError{subtype}
 }
 
@@ -369,9 +372,7 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		s.warn("%v", s.startErr)
 		return nil, s.startErr
 	}
-	applied, err := applyInit(&s.opts, req, s.hookCallback, func(name string, m *manifest) agent.MCPServerConfig {
-		return agent.MCPTransportServer{Dial: func(context.Context) (sdk.Transport, error) { return s.sdk.transport(name, m), nil }}
-	}, s.warn)
+	applied, err := applyInit(&s.opts, req, s.hookCallback, s.sdkServer, s.warn)
 	if err != nil {
 		s.startErr = err
 		s.warn("%v", err)
@@ -381,6 +382,12 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		return nil, err
 	}
 	return initResponse(s.client.Info(), applied, len(req.Hooks) > 0), nil
+}
+
+// sdkServer is the SDK's in-process MCP server name, reached over the
+// control channel (m, when given, answers its handshake).
+func (s *server) sdkServer(name string, m *manifest) agent.MCPServerConfig {
+	return agent.MCPTransportServer{Dial: func(context.Context) (sdk.Transport, error) { return s.sdk.transport(name, m), nil }}
 }
 
 // hookCallback forwards one SDK hook callback: the hook's payload goes to
@@ -415,9 +422,16 @@ func (s *server) canUseTool(ctx context.Context, name string, input json.RawMess
 	if err := s.client.Flush(ctx); err != nil {
 		return agent.PermissionResult{}, err
 	}
-	fields := map[string]any{"tool_name": name, "input": input, "tool_use_id": info.ToolUseID, "permission_suggestions": []any{}}
+	suggestions := info.Suggestions
+	if suggestions == nil {
+		suggestions = []agent.PermissionUpdate{}
+	}
+	fields := map[string]any{"tool_name": name, "input": input, "tool_use_id": info.ToolUseID, "permission_suggestions": suggestions}
 	if info.Reason != "" {
 		fields["decision_reason"] = info.Reason
+	}
+	if info.BlockedPath != "" {
+		fields["blocked_path"] = info.BlockedPath
 	}
 	// The client reports the session as requires_action meanwhile.
 	raw, err := s.conn.request(ctx, "can_use_tool", fields)

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"charm.land/bubbles/v2/textinput"
@@ -278,91 +276,7 @@ const exitPlanMode = "ExitPlanMode"
 // suggestRule is the rule "allow always" adds for a call; "" when there
 // is none to make.
 func suggestRule(tool string, input json.RawMessage, cwd string) string {
-	in := decodeInput(input)
-	switch tool {
-	case exitPlanMode, "AskUserQuestion":
-		return ""
-	case "Bash":
-		return bashRule(in.Command)
-	case "Edit", "MultiEdit", "Write", "NotebookEdit":
-		path := in.FilePath
-		if tool == "NotebookEdit" {
-			path = in.NotebookPath
-		}
-		if path == "" {
-			return ""
-		}
-		dir := filepath.Dir(path)
-		if rel, err := filepath.Rel(cwd, dir); err == nil && rel == "." {
-			return "Edit(./*)"
-		}
-		return "Edit(" + pathPattern(dir, cwd) + ")"
-	case "Read", "Glob", "Grep", "LS":
-		path := in.FilePath
-		if path == "" {
-			path = in.Path
-		}
-		if path == "" {
-			return ""
-		}
-		if tool == "Read" {
-			path = filepath.Dir(path)
-		}
-		return "Read(" + pathPattern(path, cwd) + ")"
-	case "WebFetch":
-		u, err := url.Parse(in.URL)
-		if err != nil || u.Hostname() == "" {
-			return ""
-		}
-		return "WebFetch(domain:" + u.Hostname() + ")"
-	}
-	return tool
-}
-
-// pathPattern is the rule pattern of everything under dir: ./rel/** inside
-// cwd, //abs/** outside it.
-func pathPattern(dir, cwd string) string {
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(cwd, dir)
-	}
-	rel, err := filepath.Rel(cwd, dir)
-	switch {
-	case err != nil || strings.HasPrefix(rel, ".."):
-		return "/" + filepath.ToSlash(dir) + "/**"
-	case rel == ".":
-		return "./**"
-	}
-	return "./" + filepath.ToSlash(rel) + "/**"
-}
-
-// bashRule allows a command by its prefix: the program and, when there is
-// one, its subcommand ("git log *"). A compound command is allowed exactly.
-func bashRule(cmd string) string {
-	cmd = strings.TrimSpace(cmd)
-	if cmd == "" {
-		return ""
-	}
-	if strings.ContainsAny(cmd, "()") {
-		return ""
-	}
-	if strings.ContainsAny(cmd, ";&|<>`$\n") {
-		return "Bash(" + cmd + ")"
-	}
-	f := strings.Fields(cmd)
-	prefix := f[0]
-	if len(f) > 1 && isWord(f[1]) {
-		prefix += " " + f[1]
-	}
-	return "Bash(" + prefix + " *)"
-}
-
-func isWord(s string) bool {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return false
-		}
-	}
-	return s != "" && s[0] != '-'
+	return agent.SuggestRule(tool, input, cwd)
 }
 
 // nextMode is the mode Shift+Tab moves to: default, acceptEdits, plan, and
