@@ -287,8 +287,8 @@ type Session struct {
 	// flagLayer is what ApplyFlagSettings laid over --settings (under
 	// current.mu).
 	flagLayer map[string]any
-	rules        permission.RuleSet
-	sandbox      *sandbox.Sandbox
+	rules     permission.RuleSet
+	sandbox   *sandbox.Sandbox
 	// approvers are the tools PermissionPromptTool may name: every tool,
 	// offered or not.
 	approvers *tool.Registry
