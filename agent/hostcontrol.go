@@ -21,7 +21,8 @@ var ErrNoMCPServer = runtime.ErrNoServer
 
 // StopTask stops a background task: a shell command started in the
 // background (its whole process group), or a background subagent, by the
-// id its start reported.
+// id its start reported. One that has already ended is no error; an id
+// that names no task is ErrNoTask.
 func (c *Client) StopTask(id string) error { return c.s.StopTask(id) }
 
 // ReconnectMCPServer connects to an MCP server again (a stdio server is

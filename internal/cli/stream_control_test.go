@@ -290,8 +290,10 @@ func TestStreamStopTask(t *testing.T) {
 	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("process %d after stop_task: %v", pid, err)
 	}
-	if e := p.askFails("again", map[string]any{"subtype": "stop_task", "task_id": taskID}); !strings.Contains(e, "no running task") {
-		t.Errorf("second stop: %q", e)
+	// Stopping it again is no error, as in Claude Code; an unknown id is.
+	p.ask("again", map[string]any{"subtype": "stop_task", "task_id": taskID})
+	if e := p.askFails("unknown", map[string]any{"subtype": "stop_task", "task_id": "b0000000"}); !strings.Contains(e, "b0000000") {
+		t.Errorf("unknown task: %q", e)
 	}
 	if code := p.finish(); code != 0 {
 		t.Fatalf("exit %d: %s", code, p.errOut.String())
@@ -480,5 +482,36 @@ func TestStreamReplaysASteeredMessage(t *testing.T) {
 	}
 	if texts := userTexts(srv.Requests()[1]); !strings.Contains(texts[len(texts)-1], "also note the time") {
 		t.Errorf("the message did not join the turn: %q", texts)
+	}
+}
+
+// TestStreamStopTaskStopsABackgroundSubagent: stop_task with a background
+// subagent's id cancels it, and the command it was running with it.
+func TestStreamStopTaskStopsABackgroundSubagent(t *testing.T) {
+	srv := llmtest.Start(t, llmtest.Options{Turns: []llmtest.Turn{
+		{When: llmtest.FirstUserContains("start it"), Content: []llm.Block{llmtest.ToolUse("Agent",
+			map[string]any{"description": "bg", "prompt": "BG-JOB", "subagent_type": "general-purpose", "run_in_background": true})}},
+		{When: llmtest.FirstUserContains("BG-JOB"), Content: []llm.Block{llmtest.ToolUse("Bash", map[string]any{"command": "echo $$ > subpid; exec sleep 600"})}},
+		{When: llmtest.FirstUserContains("start it"), Content: []llm.Block{llmtest.Text("started")}},
+	}})
+	p := startPeer(t, srv, "--permission-mode", "bypassPermissions")
+	p.user("start it")
+	p.until(isType("result"))
+	var agentID string
+	for _, m := range p.seen {
+		if r, ok := m["tool_use_result"].(map[string]any); ok && r["isAsync"] == true {
+			agentID, _ = r["agentId"].(string)
+		}
+	}
+	if !strings.HasPrefix(agentID, "agent_") {
+		t.Fatalf("no background agent id in %v", p.kinds())
+	}
+	pid := waitPID(t, filepath.Join(p.dir, "subpid"))
+	p.ask("stop", map[string]any{"subtype": "stop_task", "task_id": agentID})
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the subagent's command (pid %d) after stop_task: %v", pid, err)
+	}
+	if code := p.finish(); code != 0 {
+		t.Fatalf("exit %d: %s", code, p.errOut.String())
 	}
 }

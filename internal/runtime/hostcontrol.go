@@ -26,16 +26,15 @@ import (
 // the settings layers, reloading skills.
 
 // ErrNoTask is StopTask's error for an id that names no running task.
-var ErrNoTask = errors.New("no running task")
+var ErrNoTask = errors.New("no such task")
 
 // StopTask stops a background task of the session: a background shell
-// command (its whole process group) or a background subagent.
+// command (its whole process group) or a background subagent. A task that
+// has already ended is left as it is, as Claude Code does; an id that
+// names no task of the session is ErrNoTask.
 func (s *Session) StopTask(id string) error {
 	if job, ok := s.main.env.Shell.Job(id); ok {
-		if err := job.Stop(); err != nil {
-			if errors.Is(err, shell.ErrNotRunning) {
-				return fmt.Errorf("stop task %s: %w (it has ended)", id, ErrNoTask)
-			}
+		if err := job.Stop(); err != nil && !errors.Is(err, shell.ErrNotRunning) {
 			return fmt.Errorf("stop task %s: %w", id, err)
 		}
 		return nil

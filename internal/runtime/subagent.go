@@ -78,19 +78,14 @@ func (sa *subagents) Run(ctx context.Context, req tool.SubagentRequest) (tool.Su
 	return tool.SubagentResult{AgentID: id, AgentType: req.Type, Status: "running", Background: true}, nil
 }
 
-// stop stops the background subagent id, and reports whether one was
-// running.
+// stop stops the background subagent id, if it still runs, and reports
+// whether there is one of that id.
 func (sa *subagents) stop(id string) bool {
 	sa.mu.Lock()
 	bg, ok := sa.bg[id]
 	sa.mu.Unlock()
 	if !ok {
 		return false
-	}
-	select {
-	case <-bg.done:
-		return false
-	default:
 	}
 	bg.cancel()
 	<-bg.done

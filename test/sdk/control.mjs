@@ -64,9 +64,9 @@ try {
   out.reloaded = await q.reloadPlugins();
   await q.stopTask(taskId);
   try {
-    await q.stopTask(taskId);
+    await q.stopTask("b0000000");
   } catch (e) {
-    out.secondStop = String(e.message ?? e);
+    out.unknownStop = String(e.message ?? e);
   }
 } catch (e) {
   out.error = String(e.stack ?? e);

@@ -44,9 +44,9 @@ type controlOutput struct {
 	Reloaded            struct {
 		Commands []struct{ Name string } `json:"commands"`
 	} `json:"reloaded"`
-	SecondStop string   `json:"secondStop"`
-	Error      string   `json:"error"`
-	Stderr     []string `json:"stderr"`
+	UnknownStop string   `json:"unknownStop"`
+	Error       string   `json:"error"`
+	Stderr      []string `json:"stderr"`
 }
 
 // TestSDKControlMethods calls, through the real Agent SDK, the Query
@@ -131,7 +131,7 @@ func TestSDKControlMethods(t *testing.T) {
 	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("the background command (pid %d) after stopTask: %v", pid, err)
 	}
-	if !strings.Contains(out.SecondStop, "no running task") {
-		t.Errorf("second stopTask: %q", out.SecondStop)
+	if !strings.Contains(out.UnknownStop, "no such task") {
+		t.Errorf("stopTask of an unknown id: %q", out.UnknownStop)
 	}
 }
