@@ -16,6 +16,10 @@ import (
 // title, settings, skills, MCP servers and background tasks. Each answers
 // with the shape of the Agent SDK's types (sdk.d.ts).
 
+// slowControl are the requests that wait on the model or on MCP servers;
+// they are answered when done, without holding up the lines after them.
+var slowControl = map[string]bool{"generate_session_title": true, "mcp_set_servers": true, "mcp_reconnect": true, "mcp_toggle": true}
+
 // hostControl returns the handler of subtype, if it is one of these.
 func (s *server) hostControl(subtype string) (func(context.Context, json.RawMessage) (any, error), bool) {
 	h, ok := map[string]func(context.Context, json.RawMessage) (any, error){

@@ -64,6 +64,8 @@ type server struct {
 
 	mu         sync.Mutex
 	lastResult *agent.ResultMessage
+	// slow are the control requests answered in the background (slowControl).
+	slow sync.WaitGroup
 }
 
 // Serve runs a session over the protocol until stdin ends (after the
@@ -100,6 +102,7 @@ func Serve(ctx context.Context, cfg Config) int {
 // finish waits for the queued work, closes the session and picks the exit
 // code.
 func (s *server) finish(ctx context.Context) int {
+	s.slow.Wait()
 	if s.client != nil {
 		s.client.CloseSend()
 		<-s.written
@@ -217,15 +220,29 @@ func (s *server) control(ctx context.Context, f inFrame) {
 		}
 		return
 	}
+	if slowControl[req.Subtype] && s.start(ctx) == nil {
+		// It waits on a model or a server: the lines after it go on
+		// meanwhile (an interrupt, a permission answer…).
+		s.slow.Go(func() {
+			payload, err := s.dispatch(ctx, req.Subtype, f.Request)
+			s.answer(f.RequestID, payload, err)
+		})
+		return
+	}
 	payload, err := s.dispatch(ctx, req.Subtype, f.Request)
+	s.answer(f.RequestID, payload, err)
+}
+
+// answer writes the answer to the control request id.
+func (s *server) answer(id string, payload any, err error) {
 	var unsupported unsupportedError
 	switch {
 	case errors.As(err, &unsupported):
-		_ = s.conn.fail(f.RequestID, ErrorCodeUnsupported, err)
+		_ = s.conn.fail(id, ErrorCodeUnsupported, err)
 	case err != nil:
-		_ = s.conn.fail(f.RequestID, "", err)
+		_ = s.conn.fail(id, "", err)
 	default:
-		_ = s.conn.respond(f.RequestID, payload)
+		_ = s.conn.respond(id, payload)
 	}
 }
 
