@@ -133,6 +133,9 @@ func TestStreamGetContextUsage(t *testing.T) {
 	if len(mem) != 1 || mem[0].(map[string]any)["path"] != filepath.Join(p.dir, "CLAUDE.md") || mem[0].(map[string]any)["type"] != "Project" {
 		t.Errorf("memoryFiles %v", mem)
 	}
+	if sc := got["slashCommands"].(map[string]any); sc["totalCommands"] != float64(1) {
+		t.Errorf("slashCommands %v", sc)
+	}
 	rows := got["gridRows"].([]any)
 	if len(rows) != 10 || len(rows[0].([]any)) != 10 {
 		t.Errorf("grid of %d rows", len(rows))

@@ -239,6 +239,12 @@ func (s *server) contextUsage(context.Context, json.RawMessage) (any, error) {
 	if r.AutoCompact > 0 {
 		out["autoCompactThreshold"] = r.AutoCompact
 	}
+	cmds := s.client.Info().CommandDetails
+	size := 0
+	for _, c := range cmds {
+		size += len(c.Name) + len(c.Description) + len(c.ArgumentHint)
+	}
+	out["slashCommands"] = map[string]any{"totalCommands": len(cmds), "includedCommands": len(cmds), "tokens": (size + 3) / 4}
 	if u := r.Usage; u != nil {
 		out["apiUsage"] = map[string]any{"input_tokens": u.InputTokens, "output_tokens": u.OutputTokens,
 			"cache_creation_input_tokens": u.CacheCreationInputTokens, "cache_read_input_tokens": u.CacheReadInputTokens}
