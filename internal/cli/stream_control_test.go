@@ -386,6 +386,10 @@ func TestStreamApplyFlagSettings(t *testing.T) {
 	p.user("touch first")
 	p.until(isType("result"))
 	p.ask("a", map[string]any{"subtype": "apply_flag_settings", "settings": map[string]any{"permissions": map[string]any{"allow": []any{"Bash(touch *)"}}}})
+	// A rule that does not parse is refused, and the layer stays as it was.
+	if e := p.askFails("bad", map[string]any{"subtype": "apply_flag_settings", "settings": map[string]any{"permissions": map[string]any{"deny": []any{"Bash(("}}}}); !strings.Contains(e, "Bash((") {
+		t.Errorf("bad rule: %q", e)
+	}
 	p.user("touch second")
 	p.until(isType("result"))
 	got := p.ask("g", map[string]any{"subtype": "get_settings"})

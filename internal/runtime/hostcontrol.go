@@ -282,9 +282,15 @@ func mergeSettings(base, over map[string]any) map[string]any {
 // a file changes (see reloadSettings); a model key switches the model.
 func (s *Session) ApplyFlagSettings(settings map[string]any) error {
 	s.current.mu.Lock()
-	s.flagLayer = applyOverlay(s.flagLayer, settings)
+	before := s.flagLayer
+	s.flagLayer = applyOverlay(before, settings)
 	s.current.mu.Unlock()
 	if err := s.reloadSettings(); err != nil {
+		// Settings that do not load are not kept: the session goes on
+		// under the ones it had.
+		s.current.mu.Lock()
+		s.flagLayer = before
+		s.current.mu.Unlock()
 		return fmt.Errorf("apply flag settings: %w", err)
 	}
 	if m, ok := settings["model"]; ok {
