@@ -439,34 +439,12 @@ func estimate(n int) int { return (n + 3) / 4 }
 // ContextReport reports what fills the main thread's context window.
 func (s *Session) ContextReport() ContextReport {
 	main := s.main
-	rep := ContextReport{Model: main.engine.Model(), Usage: main.engine.LastUsage()}
+	rep := ContextReport{Model: main.engine.Model(), Usage: main.engine.LastUsage(), Skills: s.contextSkills(), Agents: s.contextAgents()}
 	var system int
 	for _, b := range main.system {
 		system += len(b.Text)
 	}
-	var builtin, builtinDeferred, mcpTools, mcpDeferred, skills int
-	for _, spec := range main.registry.Specs() {
-		b, _ := json.Marshal(spec)
-		deferred := main.registry.Deferred(spec.Name)
-		switch {
-		case strings.HasPrefix(spec.Name, "mcp__"):
-			server, _, _ := strings.Cut(strings.TrimPrefix(spec.Name, "mcp__"), "__")
-			rep.MCPTools = append(rep.MCPTools, ContextItem{Name: spec.Name, Source: server, Tokens: estimate(len(b)), Deferred: deferred})
-			if deferred {
-				mcpDeferred += len(b)
-			} else {
-				mcpTools += len(b)
-			}
-		case spec.Name == skilltool.Name:
-			skills += len(b)
-		case deferred:
-			builtinDeferred += len(b)
-		default:
-			builtin += len(b)
-		}
-	}
-	rep.Skills = s.contextSkills()
-	rep.Agents = s.contextAgents()
+	tools := s.toolSizes(&rep)
 	var memory int
 	if s.memory != nil {
 		for _, f := range s.memory.Files {
@@ -481,43 +459,23 @@ func (s *Session) ContextReport() ContextReport {
 	}
 	used := []ContextPart{
 		{ID: "system_prompt", Name: "System prompt", Tokens: estimate(system)},
-		{ID: "system_tools", Name: "System tools", Tokens: estimate(builtin)},
-		{ID: "mcp_tools", Name: "MCP tools", Tokens: estimate(mcpTools)},
+		{ID: "system_tools", Name: "System tools", Tokens: estimate(tools.builtin)},
+		{ID: "mcp_tools", Name: "MCP tools", Tokens: estimate(tools.mcp)},
 		{ID: "memory_files", Name: "Memory files", Tokens: estimate(memory)},
-		{ID: "skills", Name: "Skills", Tokens: estimate(skills)},
+		{ID: "skills", Name: "Skills", Tokens: estimate(tools.skills)},
 	}
-	fixed := 0
-	for _, p := range used {
-		fixed += p.Tokens
-	}
-	rep.Total = fixed + conversation
-	if u := rep.Usage; u != nil {
-		// What the last request took, and its answer, which the next one
-		// sends back.
-		rep.Total = int(u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens + u.OutputTokens)
-		conversation = max(0, rep.Total-fixed)
-		if fixed > rep.Total {
-			// The estimates overshoot what was really sent: they are
-			// scaled to it, so that the parts add up to the total.
-			left := rep.Total
-			for i := range used {
-				used[i].Tokens = used[i].Tokens * rep.Total / fixed
-				left -= used[i].Tokens
-			}
-			used[0].Tokens += left
-		}
-	}
+	rep.Total, conversation = fitToUsage(used, conversation, rep.Usage)
 	used = append(used, ContextPart{ID: "messages", Name: "Messages", Tokens: conversation})
 	for _, p := range used {
 		if p.Tokens > 0 {
 			rep.Parts = append(rep.Parts, p)
 		}
 	}
-	if builtinDeferred > 0 {
-		rep.Parts = append(rep.Parts, ContextPart{ID: "system_tools_deferred", Name: "System tools (deferred)", Tokens: estimate(builtinDeferred), Deferred: true})
+	if tools.builtinDeferred > 0 {
+		rep.Parts = append(rep.Parts, ContextPart{ID: "system_tools_deferred", Name: "System tools (deferred)", Tokens: estimate(tools.builtinDeferred), Deferred: true})
 	}
-	if mcpDeferred > 0 {
-		rep.Parts = append(rep.Parts, ContextPart{ID: "mcp_tools_deferred", Name: "MCP tools (deferred)", Tokens: estimate(mcpDeferred), Deferred: true})
+	if tools.mcpDeferred > 0 {
+		rep.Parts = append(rep.Parts, ContextPart{ID: "mcp_tools_deferred", Name: "MCP tools (deferred)", Tokens: estimate(tools.mcpDeferred), Deferred: true})
 	}
 	if t := s.compactThreshold; t >= 0 {
 		if t == 0 {
@@ -526,6 +484,63 @@ func (s *Session) ContextReport() ContextReport {
 		rep.AutoCompactAt = int(t * float64(rep.Model.ContextWindow))
 	}
 	return rep
+}
+
+// fitToUsage returns the total and the conversation's share: the
+// estimates' sum before any response; after one, what the last request
+// really took with its answer, the conversation being the rest (the
+// estimated parts scaled down when they overshoot it).
+func fitToUsage(used []ContextPart, conversation int, u *llm.Usage) (total, messages int) {
+	fixed := 0
+	for _, p := range used {
+		fixed += p.Tokens
+	}
+	if u == nil {
+		return fixed + conversation, conversation
+	}
+	total = int(u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens + u.OutputTokens)
+	if fixed > total {
+		left := total
+		for i := range used {
+			used[i].Tokens = used[i].Tokens * total / fixed
+			left -= used[i].Tokens
+		}
+		used[0].Tokens += left
+		return total, 0
+	}
+	return total, total - fixed
+}
+
+// toolBytes are the sizes of the tool definitions a request sends, by
+// part.
+type toolBytes struct{ builtin, builtinDeferred, mcp, mcpDeferred, skills int }
+
+// toolSizes measures the main thread's tool definitions, and lists the MCP
+// tools in rep.
+func (s *Session) toolSizes(rep *ContextReport) toolBytes {
+	var sz toolBytes
+	reg := s.main.registry
+	for _, spec := range reg.Specs() {
+		b, _ := json.Marshal(spec)
+		deferred := reg.Deferred(spec.Name)
+		switch {
+		case strings.HasPrefix(spec.Name, "mcp__"):
+			server, _, _ := strings.Cut(strings.TrimPrefix(spec.Name, "mcp__"), "__")
+			rep.MCPTools = append(rep.MCPTools, ContextItem{Name: spec.Name, Source: server, Tokens: estimate(len(b)), Deferred: deferred})
+			if deferred {
+				sz.mcpDeferred += len(b)
+			} else {
+				sz.mcp += len(b)
+			}
+		case spec.Name == skilltool.Name:
+			sz.skills += len(b)
+		case deferred:
+			sz.builtinDeferred += len(b)
+		default:
+			sz.builtin += len(b)
+		}
+	}
+	return sz
 }
 
 // contextSkills are the skills the Skill tool lists, each with the room
