@@ -141,6 +141,34 @@ func (c *Client) Inject(text string) (delivered bool, err error) {
 	return false, c.Send(text)
 }
 
+// InjectPrompt is Inject for a prompt with an id: with
+// Options.ReplayUserMessages, a message that joins the running prompt is
+// echoed at once as a user message with its id and isReplay, as a queued
+// prompt is when its run starts; one that finds no prompt running is
+// queued like SendPrompt, and echoed when it runs.
+func (c *Client) InjectPrompt(p Prompt) (delivered bool, err error) {
+	if strings.TrimSpace(p.Text) == "" {
+		return false, errors.New("inject: empty message")
+	}
+	c.mu.Lock()
+	ended := c.sendEnded
+	c.mu.Unlock()
+	if ended {
+		return false, ErrClientClosed
+	}
+	if !c.s.Inject([]llm.Block{llm.Text(p.Text)}) {
+		return false, c.SendPrompt(p)
+	}
+	if c.replay {
+		c.outMu.RLock()
+		if !c.outClosed {
+			c.out.emit(replayEcho(&p, c.SessionID()))
+		}
+		c.outMu.RUnlock()
+	}
+	return true, nil
+}
+
 // CloseSend says no more prompts will come: once the queued ones have run,
 // Messages ends.
 func (c *Client) CloseSend() {

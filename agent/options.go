@@ -333,6 +333,13 @@ type ToolPermissionContext struct {
 	ToolUseID string
 	// Reason says why approval is needed.
 	Reason string
+	// Suggestions are the "always allow" answers a host may offer
+	// (SuggestPermissions); one of them given back in
+	// PermissionResult.UpdatedPermissions applies it.
+	Suggestions []PermissionUpdate
+	// BlockedPath is the file outside the working directory a file tool's
+	// call would reach; "" otherwise.
+	BlockedPath string
 }
 
 // PermissionResult is the answer of a CanUseTool callback.
@@ -396,7 +403,8 @@ func (cb CanUseTool) approve() func(context.Context, runtime.ApprovalRequest) (r
 		return nil
 	}
 	return func(ctx context.Context, req runtime.ApprovalRequest) (runtime.Approval, error) {
-		res, err := cb(ctx, req.ToolName, req.Input, ToolPermissionContext{ToolUseID: req.ToolUseID, Reason: req.Reason})
+		res, err := cb(ctx, req.ToolName, req.Input, ToolPermissionContext{ToolUseID: req.ToolUseID, Reason: req.Reason,
+			Suggestions: SuggestPermissions(req.ToolName, req.Input, req.Cwd), BlockedPath: blockedPath(req.ToolName, req.Input, req.Cwd)})
 		return runtime.Approval{Allow: res.Allow, Message: res.Message, UpdatedInput: res.UpdatedInput,
 			UpdatedPermissions: permissionUpdates(res.UpdatedPermissions)}, err
 	}

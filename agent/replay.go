@@ -13,15 +13,7 @@ import (
 // which tells the host that this prompt is the one now running. p.ID is
 // set when the host gave none, so that the echo and the transcript agree.
 func replayEmit(p *Prompt, sessionID string, emit func(protocol.Message)) func(protocol.Message) {
-	if p.ID == "" {
-		p.ID = uuid.NewString()
-	}
-	content := llmBlocks(p.Content)
-	if content == nil {
-		content = []llm.Block{llm.Text(p.Text)}
-	}
-	echo := &protocol.User{Type: "user", Message: llm.Message{Role: llm.RoleUser, Content: content},
-		SessionID: sessionID, UUID: p.ID, IsReplay: true}
+	echo := replayEcho(p, sessionID)
 	done := false
 	return func(m protocol.Message) {
 		emit(m)
@@ -30,4 +22,18 @@ func replayEmit(p *Prompt, sessionID string, emit func(protocol.Message)) func(p
 			emit(echo)
 		}
 	}
+}
+
+// replayEcho is the echo of a prompt: its content as a user message with
+// the prompt's uuid (one is given to a prompt without) and isReplay.
+func replayEcho(p *Prompt, sessionID string) *protocol.User {
+	if p.ID == "" {
+		p.ID = uuid.NewString()
+	}
+	content := llmBlocks(p.Content)
+	if content == nil {
+		content = []llm.Block{llm.Text(p.Text)}
+	}
+	return &protocol.User{Type: "user", Message: llm.Message{Role: llm.RoleUser, Content: content},
+		SessionID: sessionID, UUID: p.ID, IsReplay: true}
 }

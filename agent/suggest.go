@@ -67,6 +67,59 @@ func SuggestRule(tool string, input json.RawMessage, cwd string) string {
 	return tool
 }
 
+// SuggestPermissions are the permission updates a host may offer as
+// "always allow" answers to a call (the Agent SDK's permission
+// suggestions): for a file edit, accepting edits for the session; for
+// anything else with a rule to save (SuggestRule), that rule, saved to the
+// project's local settings. Empty when there is nothing to offer.
+func SuggestPermissions(tool string, input json.RawMessage, cwd string) []PermissionUpdate {
+	switch tool {
+	case "Edit", "MultiEdit", "Write", "NotebookEdit":
+		return []PermissionUpdate{{Type: "setMode", Mode: PermissionAcceptEdits, Destination: "session"}}
+	}
+	rule := SuggestRule(tool, input, cwd)
+	if rule == "" {
+		return []PermissionUpdate{}
+	}
+	value, err := ParsePermissionRule(rule)
+	if err != nil {
+		return []PermissionUpdate{}
+	}
+	return []PermissionUpdate{{Type: "addRules", Rules: []PermissionRuleValue{value}, Behavior: "allow", Destination: "localSettings"}}
+}
+
+// blockedPath is the path of a file tool's call when it lies outside cwd:
+// the one the call would need access to.
+func blockedPath(tool string, input json.RawMessage, cwd string) string {
+	var in struct {
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+		Path         string `json:"path"`
+	}
+	switch tool {
+	case "Read", "Edit", "MultiEdit", "Write", "NotebookEdit", "Glob", "Grep":
+	default:
+		return ""
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return ""
+	}
+	path := in.FilePath + in.NotebookPath
+	if path == "" {
+		path = in.Path
+	}
+	if path == "" || cwd == "" {
+		return ""
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(cwd, path)
+	}
+	if rel, err := filepath.Rel(cwd, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	return filepath.Clean(path)
+}
+
 // pathPattern is the rule pattern of everything under dir: ./rel/** inside
 // cwd, //abs/** outside it.
 func pathPattern(dir, cwd string) string {

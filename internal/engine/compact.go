@@ -138,6 +138,7 @@ func (r *run) compact(trigger, instructions string) error {
 	s.prevLast = -1
 	// Calls left waiting by a deferral went with the history summarised.
 	s.waiting = nil
+	s.lastUsage = nil
 	s.mu.Unlock()
 	r.lastUsage = nil
 

@@ -128,6 +128,7 @@ type Session struct {
 	thinking      *llm.Thinking
 	undelivered   []llm.Block    // injected content whose run ended first
 	sentTools     []llm.ToolSpec // the tools array of the latest request
+	lastUsage     *llm.Usage     // the usage of the latest response
 	loops         *loopDetector
 	// waiting are the tool_use blocks of the last response that a
 	// PreToolUse hook's defer left without a result, the deferred call
@@ -228,6 +229,18 @@ func (s *Session) Model() llm.Model {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.model
+}
+
+// LastUsage returns the usage of the latest response of the session (nil
+// before the first one): what the last request really sent and received.
+func (s *Session) LastUsage() *llm.Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lastUsage == nil {
+		return nil
+	}
+	u := *s.lastUsage
+	return &u
 }
 
 // Messages returns a copy of the conversation so far.
@@ -496,6 +509,9 @@ func (r *run) callModel() (*llm.Response, error) {
 	s.account(req.Model, resp, true)
 	u := resp.Usage
 	r.lastUsage = &u
+	s.mu.Lock()
+	s.lastUsage = &u
+	s.mu.Unlock()
 	return resp, nil
 }
 

@@ -204,6 +204,11 @@ func TestStartFailures(t *testing.T) {
 	if _, ok := reg.Get("mcp__off__echo"); ok || statusOf(m, "off").Status != StatusDisabled {
 		t.Errorf("disabled server: %+v", statusOf(m, "off"))
 	}
+	// A removed server is gone: no tools, no status.
+	m.Remove("good")
+	if _, ok := reg.Get("mcp__good__echo"); ok || slices.ContainsFunc(m.Statuses(), func(s Status) bool { return s.Name == "good" }) {
+		t.Errorf("removed server still there: %+v", m.Statuses())
+	}
 
 	// Close leaves no goroutine behind.
 	m.Close()

@@ -331,6 +331,22 @@ func (m *Manager) SetEnabled(ctx context.Context, name string, enabled bool) err
 	return err
 }
 
+// Remove stops a server and forgets it: its tools leave the catalogue and
+// it is no longer listed. An unknown name is no error.
+func (m *Manager) Remove(name string) {
+	m.mu.Lock()
+	s := m.servers[name]
+	if s != nil {
+		delete(m.servers, name)
+		m.order = slices.DeleteFunc(m.order, func(n string) bool { return n == name })
+		m.notifyLocked()
+	}
+	m.mu.Unlock()
+	if s != nil {
+		s.stop(StatusDisabled)
+	}
+}
+
 // SetRoots replaces the directories offered to servers as roots; servers
 // are told that the list changed.
 func (m *Manager) SetRoots(dirs []string) {

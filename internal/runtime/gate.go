@@ -119,7 +119,7 @@ func (g gate) Ask(ctx context.Context, c engine.ToolCall, reason string) engine.
 	}
 	if approve := s.cfg.Approve; approve != nil {
 		s.notifyWaiting(ctx, c.Name)
-		res, err := approve(ctx, ApprovalRequest{ToolName: c.Name, Input: c.Input, ToolUseID: c.ID, Reason: reason})
+		res, err := approve(ctx, ApprovalRequest{ToolName: c.Name, Input: c.Input, ToolUseID: c.ID, Reason: reason, Cwd: g.t.cwd})
 		if err != nil && ctx.Err() != nil {
 			// An interrupt while the host decided (an ACP client's cancel):
 			// what the model reads is that, not the context's error.

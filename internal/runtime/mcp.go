@@ -49,6 +49,9 @@ type mcpState struct {
 	// servers by name.
 	flow   *oauth.Flow
 	remote map[string]*mcpconfig.Server
+	// dynamic are the servers SetDynamicMCP manages, by name (nil until
+	// its first call).
+	dynamic map[string]mcp.ServerConfig
 }
 
 // startMCP starts the thread's MCP servers: the session's on the main

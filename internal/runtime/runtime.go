@@ -218,6 +218,8 @@ type ApprovalRequest struct {
 	ToolUseID string
 	// Reason says why approval is needed.
 	Reason string
+	// Cwd is the working directory of the thread that asks.
+	Cwd string
 }
 
 // Approval answers an ApprovalRequest.
@@ -286,8 +288,14 @@ type Session struct {
 	agents       map[string]AgentDef
 	mainAgent    string
 	skills       *skill.Runtime
-	rules        permission.RuleSet
-	sandbox      *sandbox.Sandbox
+	// skillToolOK: the main thread's tools may include Skill (ReloadSkills
+	// adds it when skills appear).
+	skillToolOK bool
+	// flagLayer is what ApplyFlagSettings laid over --settings (under
+	// current.mu).
+	flagLayer map[string]any
+	rules     permission.RuleSet
+	sandbox   *sandbox.Sandbox
 	// approvers are the tools PermissionPromptTool may name: every tool,
 	// offered or not.
 	approvers *tool.Registry

@@ -89,7 +89,12 @@ type current struct {
 // that does not hold valid settings is an error naming it, line and
 // column, and the session keeps the settings it had.
 func (s *Session) reloadSettings() error {
-	settings, err := readSettings(s.cfg, s.cwd, optionsEnv(s.cfg.Env))
+	// The --settings layer with what ApplyFlagSettings laid over it.
+	opts, err := config.SessionLoad(s.cwd, s.flagSettings(), s.cfg.SettingSources, s.cfg.Untrusted, optionsEnv(s.cfg.Env), permission.CheckRule)
+	if err != nil {
+		return err
+	}
+	settings, err := config.Load(opts)
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,7 @@ type subagents struct {
 // background is a subagent started with run_in_background.
 type background struct {
 	done   chan struct{}
+	cancel context.CancelFunc // stops it (StopTask)
 	result tool.SubagentResult
 	err    error
 }
@@ -62,16 +63,33 @@ func (sa *subagents) Run(ctx context.Context, req tool.SubagentRequest) (tool.Su
 	if !req.Background {
 		return sa.run(ctx, req.Type, def, req, id)
 	}
-	bg := &background{done: make(chan struct{})}
+	// A background subagent outlives the call; it ends with the session,
+	// or when stopped.
+	bgCtx, cancel := context.WithCancel(sa.s.ctx)
+	bg := &background{done: make(chan struct{}), cancel: cancel}
 	sa.mu.Lock()
 	sa.bg[id] = bg
 	sa.mu.Unlock()
 	go func() {
 		defer close(bg.done)
-		// A background subagent outlives the call; it ends with the session.
-		bg.result, bg.err = sa.run(sa.s.ctx, req.Type, def, req, id)
+		defer cancel()
+		bg.result, bg.err = sa.run(bgCtx, req.Type, def, req, id)
 	}()
 	return tool.SubagentResult{AgentID: id, AgentType: req.Type, Status: "running", Background: true}, nil
+}
+
+// stop stops the background subagent id, if it still runs, and reports
+// whether there is one of that id.
+func (sa *subagents) stop(id string) bool {
+	sa.mu.Lock()
+	bg, ok := sa.bg[id]
+	sa.mu.Unlock()
+	if !ok {
+		return false
+	}
+	bg.cancel()
+	<-bg.done
+	return true
 }
 
 // newAgentID names a subagent: "agent_" and 16 hex digits.

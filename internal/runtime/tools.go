@@ -135,7 +135,8 @@ func (t *thread) sessionTools(offered func(name string) bool) ([]tool.Tool, erro
 	if offerAgent {
 		tools = append(tools, agenttool.New(s.subagents.infos(), spawnable))
 	}
-	if s.startSkills(t) && offered(skilltool.Name) && (def == nil || def.allows(skilltool.Name)) {
+	s.skillToolOK = offered(skilltool.Name) && (def == nil || def.allows(skilltool.Name))
+	if s.startSkills(t) && s.skillToolOK {
 		tools = append(tools, skilltool.New(skilltool.Options{Runtime: s.skills, Forker: s.subagents}))
 	}
 	return tools, nil
@@ -144,10 +145,8 @@ func (t *thread) sessionTools(offered func(name string) bool) ([]tool.Tool, erro
 // startSkills makes the session's skill runtime, when there are skills,
 // and reports whether the model may invoke any of them.
 func (s *Session) startSkills(t *thread) bool {
+	// The runtime is made even without skills: ReloadSkills may bring some.
 	all := s.ext.Skills()
-	if len(all) == 0 {
-		return false
-	}
 	s.skills = skill.New(skill.Options{Skills: s.trust.skills(all), SessionID: s.sessionID, Cwd: s.cwd,
 		Run: skill.ShellRunnerWith(s.cwd, s.procEnv, t.wrap), Check: injectionCheck(t.checker, s.sandbox), Untrusted: s.trust.skillGuard(),
 		OnLoad: s.skillLoaded})

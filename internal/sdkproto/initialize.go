@@ -212,21 +212,9 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // initResponse is the answer to initialize.
 func initResponse(info agent.ClientInfo, applied initApplied, hooksSent bool) map[string]any {
-	commands := []map[string]any{}
-	for _, c := range info.CommandDetails {
-		commands = append(commands, map[string]any{"name": strings.TrimPrefix(c.Name, "/"), "description": c.Description, "argumentHint": c.ArgumentHint})
-	}
-	agents := []map[string]any{}
-	for _, a := range info.Agents {
-		e := map[string]any{"name": a.Name, "description": a.Description}
-		if a.Model != "" && a.Model != "inherit" {
-			e["model"] = a.Model
-		}
-		agents = append(agents, e)
-	}
 	out := map[string]any{
-		"commands":                commands,
-		"agents":                  agents,
+		"commands":                slashCommands(info.CommandDetails),
+		"agents":                  agentList(info.Agents),
 		"models":                  modelList(info.Model),
 		"account":                 map[string]any{"apiKeySource": info.APIKeySource},
 		"output_style":            "default",
@@ -278,4 +266,26 @@ func modelList(current string) []map[string]any {
 		models = append(models, e)
 	}
 	return models
+}
+
+// slashCommands are commands as the SDK lists them (SlashCommand).
+func slashCommands(cmds []agent.CommandInfo) []map[string]any {
+	out := []map[string]any{}
+	for _, c := range cmds {
+		out = append(out, map[string]any{"name": strings.TrimPrefix(c.Name, "/"), "description": c.Description, "argumentHint": c.ArgumentHint})
+	}
+	return out
+}
+
+// agentList are agents as the SDK lists them (AgentInfo).
+func agentList(agents []agent.AgentInfo) []map[string]any {
+	out := []map[string]any{}
+	for _, a := range agents {
+		e := map[string]any{"name": a.Name, "description": a.Description}
+		if a.Model != "" && a.Model != "inherit" {
+			e["model"] = a.Model
+		}
+		out = append(out, e)
+	}
+	return out
 }

@@ -64,6 +64,8 @@ type server struct {
 
 	mu         sync.Mutex
 	lastResult *agent.ResultMessage
+	// slow are the control requests answered in the background (slowControl).
+	slow sync.WaitGroup
 }
 
 // Serve runs a session over the protocol until stdin ends (after the
@@ -100,6 +102,7 @@ func Serve(ctx context.Context, cfg Config) int {
 // finish waits for the queued work, closes the session and picks the exit
 // code.
 func (s *server) finish(ctx context.Context) int {
+	s.slow.Wait()
 	if s.client != nil {
 		s.client.CloseSend()
 		<-s.written
@@ -195,7 +198,7 @@ func (s *server) user(ctx context.Context, f inFrame) {
 	}
 	if f.Priority == "now" {
 		// Into the running turn, if there is one; queued otherwise.
-		if _, err := s.client.Inject(text); err != nil {
+		if _, err := s.client.InjectPrompt(agent.Prompt{Text: text, ID: f.UUID}); err != nil {
 			s.warn("stdin line %d: %v", f.line, err)
 		}
 		return
@@ -217,15 +220,29 @@ func (s *server) control(ctx context.Context, f inFrame) {
 		}
 		return
 	}
+	if slowControl[req.Subtype] && s.start(ctx) == nil {
+		// It waits on a model or a server: the lines after it go on
+		// meanwhile (an interrupt, a permission answer…).
+		s.slow.Go(func() {
+			payload, err := s.dispatch(ctx, req.Subtype, f.Request)
+			s.answer(f.RequestID, payload, err)
+		})
+		return
+	}
 	payload, err := s.dispatch(ctx, req.Subtype, f.Request)
+	s.answer(f.RequestID, payload, err)
+}
+
+// answer writes the answer to the control request id.
+func (s *server) answer(id string, payload any, err error) {
 	var unsupported unsupportedError
 	switch {
 	case errors.As(err, &unsupported):
-		_ = s.conn.fail(f.RequestID, ErrorCodeUnsupported, err)
+		_ = s.conn.fail(id, ErrorCodeUnsupported, err)
 	case err != nil:
-		_ = s.conn.fail(f.RequestID, "", err)
+		_ = s.conn.fail(id, "", err)
 	default:
-		_ = s.conn.respond(f.RequestID, payload)
+		_ = s.conn.respond(id, payload)
 	}
 }
 
@@ -341,6 +358,9 @@ func (s *server) dispatch(ctx context.Context, subtype string, raw json.RawMessa
 		}
 		return map[string]any{"mcpServers": s.client.MCPServers()}, nil
 	}
+	if h, ok := s.hostControl(subtype); ok {
+		return h(ctx, raw)
+	}
 	return nil, unsupportedError{subtype}
 }
 
@@ -369,9 +389,7 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		s.warn("%v", s.startErr)
 		return nil, s.startErr
 	}
-	applied, err := applyInit(&s.opts, req, s.hookCallback, func(name string, m *manifest) agent.MCPServerConfig {
-		return agent.MCPTransportServer{Dial: func(context.Context) (sdk.Transport, error) { return s.sdk.transport(name, m), nil }}
-	}, s.warn)
+	applied, err := applyInit(&s.opts, req, s.hookCallback, s.sdkServer, s.warn)
 	if err != nil {
 		s.startErr = err
 		s.warn("%v", err)
@@ -381,6 +399,12 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		return nil, err
 	}
 	return initResponse(s.client.Info(), applied, len(req.Hooks) > 0), nil
+}
+
+// sdkServer is the SDK's in-process MCP server name, reached over the
+// control channel (m, when given, answers its handshake).
+func (s *server) sdkServer(name string, m *manifest) agent.MCPServerConfig {
+	return agent.MCPTransportServer{Dial: func(context.Context) (sdk.Transport, error) { return s.sdk.transport(name, m), nil }}
 }
 
 // hookCallback forwards one SDK hook callback: the hook's payload goes to
@@ -415,9 +439,16 @@ func (s *server) canUseTool(ctx context.Context, name string, input json.RawMess
 	if err := s.client.Flush(ctx); err != nil {
 		return agent.PermissionResult{}, err
 	}
-	fields := map[string]any{"tool_name": name, "input": input, "tool_use_id": info.ToolUseID, "permission_suggestions": []any{}}
+	suggestions := info.Suggestions
+	if suggestions == nil {
+		suggestions = []agent.PermissionUpdate{}
+	}
+	fields := map[string]any{"tool_name": name, "input": input, "tool_use_id": info.ToolUseID, "permission_suggestions": suggestions}
 	if info.Reason != "" {
 		fields["decision_reason"] = info.Reason
+	}
+	if info.BlockedPath != "" {
+		fields["blocked_path"] = info.BlockedPath
 	}
 	// The client reports the session as requires_action meanwhile.
 	raw, err := s.conn.request(ctx, "can_use_tool", fields)

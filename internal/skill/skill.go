@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -52,42 +53,62 @@ type Options struct {
 
 // Runtime loads skills for one session. It is safe for concurrent use.
 type Runtime struct {
-	opts   Options
-	byName map[string]*extension.Skill
+	opts Options
+	set  atomic.Pointer[skillSet] // replaced whole by Reset
 
 	mu       sync.Mutex
 	checkers map[string]*permission.Checker // allowed-tools, by skill
 	seq      int
 	loaded   []Invocation // what went into the conversation, in order
-	// conditional are the model-invocable skills with paths (Activate looks
-	// at them on every file read); activated those whose files were read.
+	// activated are the skills with paths whose files were read.
+	activated map[string]bool
+}
+
+// skillSet is the skills of a Runtime.
+type skillSet struct {
+	all    []*extension.Skill
+	byName map[string]*extension.Skill
+	// conditional are the model-invocable skills with paths (Activate
+	// looks at them on every file read).
 	conditional []*extension.Skill
-	activated   map[string]bool
+}
+
+func newSkillSet(skills []*extension.Skill) *skillSet {
+	set := &skillSet{all: slices.Clone(skills), byName: map[string]*extension.Skill{}}
+	for _, s := range skills {
+		set.byName[s.Name] = s
+		if s.ModelInvocable() && len(s.Paths) > 0 {
+			set.conditional = append(set.conditional, s)
+		}
+	}
+	return set
 }
 
 // New returns a runtime over opts.Skills.
 func New(opts Options) *Runtime {
-	r := &Runtime{opts: opts, byName: map[string]*extension.Skill{}, checkers: map[string]*permission.Checker{}, activated: map[string]bool{}}
-	for _, s := range opts.Skills {
-		r.byName[s.Name] = s
-	}
-	for _, s := range r.ModelInvocable() {
-		if len(s.Paths) > 0 {
-			r.conditional = append(r.conditional, s)
-		}
-	}
+	r := &Runtime{opts: opts, checkers: map[string]*permission.Checker{}, activated: map[string]bool{}}
+	r.set.Store(newSkillSet(opts.Skills))
 	return r
+}
+
+// Reset replaces the skills (read again from disk): the following calls
+// see only these. What was loaded into the conversation stays loaded.
+func (r *Runtime) Reset(skills []*extension.Skill) {
+	r.set.Store(newSkillSet(skills))
+	r.mu.Lock()
+	r.checkers = map[string]*permission.Checker{}
+	r.mu.Unlock()
 }
 
 // Skill returns the skill named name ("/" and blanks around it ignored).
 func (r *Runtime) Skill(name string) (*extension.Skill, bool) {
-	s, ok := r.byName[strings.TrimPrefix(strings.TrimSpace(name), "/")]
+	s, ok := r.set.Load().byName[strings.TrimPrefix(strings.TrimSpace(name), "/")]
 	return s, ok
 }
 
 // Skills returns every skill, sorted by name.
 func (r *Runtime) Skills() []*extension.Skill {
-	out := slices.Clone(r.opts.Skills)
+	out := slices.Clone(r.set.Load().all)
 	slices.SortFunc(out, func(a, b *extension.Skill) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
@@ -121,7 +142,8 @@ func (r *Runtime) Listed() []*extension.Skill {
 // the path relative to the session's directory, and against the bare
 // file name for patterns without a slash.
 func (r *Runtime) Activate(path string) []*extension.Skill {
-	if len(r.conditional) == 0 {
+	conditional := r.set.Load().conditional
+	if len(conditional) == 0 {
 		return nil
 	}
 	rel := path
@@ -135,7 +157,7 @@ func (r *Runtime) Activate(path string) []*extension.Skill {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []*extension.Skill
-	for _, s := range r.conditional {
+	for _, s := range conditional {
 		if r.activated[s.Name] {
 			continue
 		}
@@ -254,7 +276,7 @@ func (r *Runtime) Allows(call permission.Call, since int) (string, bool) {
 		if inv.Seq <= since || len(inv.AllowedTools) == 0 {
 			continue
 		}
-		sk, ok := r.byName[inv.Name]
+		sk, ok := r.set.Load().byName[inv.Name]
 		if !ok {
 			continue
 		}
@@ -405,7 +427,7 @@ func (r *Runtime) Expand(ctx context.Context, prompt string) (content string, sk
 		end = len(p)
 	}
 	name, args := p[1:end], strings.TrimSpace(p[end:])
-	s, found := r.byName[name]
+	s, found := r.set.Load().byName[name]
 	if !found || !s.UserInvocable {
 		return "", nil, false, nil
 	}

@@ -307,3 +307,17 @@ func TestCheckerFunc(t *testing.T) {
 		t.Errorf("deny: %v", err)
 	}
 }
+
+func TestResetReplacesTheSkills(t *testing.T) {
+	rt := New(Options{Skills: []*extension.Skill{{Name: "deploy", Description: "Ship", UserInvocable: true}}})
+	rt.Reset([]*extension.Skill{{Name: "rollback", Description: "Undo", UserInvocable: true}})
+	if _, ok := rt.Skill("deploy"); ok {
+		t.Error("the removed skill is still there")
+	}
+	if got := rt.Skills(); len(got) != 1 || got[0].Name != "rollback" {
+		t.Errorf("skills %v", got)
+	}
+	if _, _, ok, _ := rt.Expand(t.Context(), "/rollback now"); !ok {
+		t.Error("the new skill does not expand")
+	}
+}

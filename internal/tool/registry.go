@@ -75,6 +75,20 @@ func (r *Registry) rebuild() {
 	r.tools, r.byName = tools, byName
 }
 
+// Replace puts t among the built-in tools in place of the one of its name,
+// or adds it.
+func (r *Registry) Replace(t Tool) {
+	r.mu.Lock()
+	r.base = slices.DeleteFunc(slices.Clone(r.base), func(b Tool) bool { return b.Name() == t.Name() })
+	r.base = append(r.base, t)
+	sortTools(r.base)
+	r.rebuild()
+	r.mu.Unlock()
+	r.vmu.Lock()
+	delete(r.validators, t.Name())
+	r.vmu.Unlock()
+}
+
 // SetGroup replaces the tools of a group (nil or empty removes it).
 func (r *Registry) SetGroup(group string, tools []Tool) {
 	ts := append([]Tool(nil), tools...)

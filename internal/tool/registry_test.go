@@ -75,3 +75,17 @@ func TestRegistryGroups(t *testing.T) {
 		t.Errorf("group not removed: %v", r.Names())
 	}
 }
+
+func TestRegistryReplace(t *testing.T) {
+	r := NewRegistry(fakeTool{"Read", readSchema}, fakeTool{"Skill", readSchema})
+	r.Replace(fakeTool{"Skill", `{"type":"object"}`})
+	r.Replace(fakeTool{"Agent", readSchema})
+	if got := strings.Join(r.Names(), ","); got != "Agent,Read,Skill" {
+		t.Fatalf("names %s", got)
+	}
+	skill, _ := r.Get("Skill")
+	// The new schema holds: its old required field is gone.
+	if err := r.Validate(skill, json.RawMessage(`{}`)); err != nil {
+		t.Errorf("the replaced tool kept its old schema: %v", err)
+	}
+}
