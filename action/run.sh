@@ -28,10 +28,17 @@ else
   fail "no prompt: set the prompt or prompt_file input"
 fi
 
+case "${INPUT_TRUST_WORKSPACE:-false}" in
+  true) "$TACK_BIN" trust "${GITHUB_WORKSPACE:?GITHUB_WORKSPACE is not set}" >/dev/null ||
+    fail "trust_workspace: tack trust $GITHUB_WORKSPACE failed" ;;
+  false | "") ;;
+  *) fail "trust_workspace: $INPUT_TRUST_WORKSPACE is neither true nor false" ;;
+esac
+
 args=(-p --output-format stream-json --verbose)
 [ -n "${INPUT_SETTINGS:-}" ] && args+=(--settings "$INPUT_SETTINGS")
 [ -n "${INPUT_MODEL:-}" ] && args+=(--model "$INPUT_MODEL")
-# tack reads a list flag's value as one CSV record: newlines become commas.
+# One rule list per flag: the input's lines become commas.
 [ -n "${INPUT_ALLOWED_TOOLS:-}" ] && args+=(--allowedTools "${INPUT_ALLOWED_TOOLS//$'\n'/,}")
 [ -n "${INPUT_DISALLOWED_TOOLS:-}" ] && args+=(--disallowedTools "${INPUT_DISALLOWED_TOOLS//$'\n'/,}")
 if [ -n "${INPUT_MAX_TURNS:-}" ]; then

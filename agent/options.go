@@ -88,7 +88,11 @@ type Options struct {
 	// CheckWorkspace): the folder's own code stays off. The zero value
 	// trusts the folder, as print mode and Claude Code's SDKs do, unless
 	// the settings set requireWorkspaceTrust: the session is then refused
-	// (*UntrustedWorkspaceError) until TrustWorkspace records trust.
+	// (*UntrustedWorkspaceError) until TrustWorkspace records trust. While
+	// trust is only implied so (not recorded), the folder cannot approve
+	// its own commands, as in Claude Code: the permissions.allow rules,
+	// additionalDirectories and a bypassPermissions defaultMode of its
+	// .claude/settings.json are withheld, each with a notice (Notify).
 	//
 	// Off, in an untrusted session:
 	//   - of the project and local settings (.claude/settings.json and

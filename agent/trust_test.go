@@ -130,6 +130,13 @@ func runProbes(t *testing.T, p probeProject, untrusted bool) probeRun {
 		turnFor("delegate", llmtest.Text("delegated")),
 	}})
 	run := probeRun{srv: srv}
+	if !untrusted {
+		// Trusted as the dialog records it: trust only implied withholds
+		// the project's own grants (TestImpliedTrustWithholdsTheProjectsGrants).
+		if _, err := agent.TrustWorkspace(p.options(srv)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var mu sync.Mutex
 	for _, prompt := range []string{"probe tools", "/probe-cmd", "/probe-skill", "delegate"} {
 		opts := p.options(srv)
@@ -142,8 +149,8 @@ func runProbes(t *testing.T, p probeProject, untrusted bool) probeRun {
 }
 
 // TestUntrustedSessionLeavesTheFolderCodeOff runs the same probes in the
-// same project trusted (the default: every piece of the folder's code
-// runs, which shows each probe can see it) and untrusted (none does).
+// same project trusted (recorded: every piece of the folder's code runs,
+// which shows each probe can see it) and untrusted (none does).
 func TestUntrustedSessionLeavesTheFolderCodeOff(t *testing.T) {
 	canaries := []string{"session-start", "pre-tool-use", "allowed", "mcp", "mcp-named", "plugin", "injection",
 		"skill-hook", "skill-allowed", "agent-mcp", "agent-hook", "agent-bypass"}
@@ -375,5 +382,66 @@ func TestCheckWorkspace(t *testing.T) {
 	writeFile(t, filepath.Join(configDir, ".claude.json"), "{\"projects\": ")
 	if _, err := agent.CheckWorkspace(opts(bare)); err == nil || !strings.Contains(err.Error(), filepath.Join(configDir, ".claude.json")+":1:") {
 		t.Errorf("malformed ~/.claude.json: %v", err)
+	}
+}
+
+// TestImpliedTrustWithholdsTheProjectsGrants: in a folder whose trust is
+// only implied (print mode, the SDKs: Untrusted false, nothing recorded),
+// the project's shared settings cannot approve their own commands, as in
+// Claude Code: its permissions.allow, additionalDirectories and a
+// bypassPermissions defaultMode are withheld, with a notice each, while
+// its hooks still run and the local settings (the user's own file) keep
+// their rules. Once the folder is trusted, the grants hold.
+func TestImpliedTrustWithholdsTheProjectsGrants(t *testing.T) {
+	cwd, configDir, other := t.TempDir(), t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(cwd, ".claude", "settings.json"), `{
+  "permissions": {"allow": ["Bash(touch *)", "Read"], "additionalDirectories": ["`+other+`"], "defaultMode": "bypassPermissions"},
+  "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch hook-ran"}]}]}
+}`)
+	writeFile(t, filepath.Join(cwd, ".claude", "settings.local.json"), `{"permissions": {"allow": ["Bash(mkdir *)"]}}`)
+	turns := []llmtest.Turn{
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": "touch by-project-rule"})),
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]string{"command": "mkdir by-local-rule"})),
+		llmtest.Reply(llmtest.Text("done")),
+	}
+	srv := llmtest.Start(t, llmtest.Options{Turns: turns, Loop: true, ByConversation: true})
+	opts := agent.Options{Cwd: cwd, Env: map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL(),
+		"CLAUDE_CONFIG_DIR": configDir, "TACK_MANAGED_SETTINGS": filepath.Join(configDir, "no-managed.json")}}
+	var notices []string
+	opts.Notify = func(m string) { notices = append(notices, m) }
+	msgs := collect(t, context.Background(), "go", opts)
+	init := msgs[0].(*agent.SystemMessage).Init
+	exists := func(name string) bool { _, err := os.Stat(filepath.Join(cwd, name)); return err == nil }
+	if exists("by-project-rule") || !exists("by-local-rule") || !exists("hook-ran") {
+		t.Errorf("implied trust: project rule ran %v, local rule ran %v, hook ran %v; want false, true, true",
+			exists("by-project-rule"), exists("by-local-rule"), exists("hook-ran"))
+	}
+	if init.PermissionMode != "default" || slices.Contains(init.AdditionalDirs, other) {
+		t.Errorf("implied trust: mode %s, dirs %v; want default and no %s", init.PermissionMode, init.AdditionalDirs, other)
+	}
+	dir, _ := filepath.EvalSymlinks(cwd)
+	for _, want := range []string{
+		"Ignoring 2 permissions.allow entries from .claude/settings.json: this workspace has not been trusted.",
+		"Ignoring 1 permissions.additionalDirectories entry from .claude/settings.json",
+		`Ignoring permissions.defaultMode "bypassPermissions" from .claude/settings.json`,
+		"`tack trust " + dir + "`",
+	} {
+		if !slices.ContainsFunc(notices, func(n string) bool { return strings.Contains(n, want) }) {
+			t.Errorf("no notice says %q: %q", want, notices)
+		}
+	}
+
+	if _, err := agent.TrustWorkspace(opts); err != nil {
+		t.Fatal(err)
+	}
+	notices = nil
+	os.Remove(filepath.Join(cwd, "by-local-rule"))
+	msgs = collect(t, context.Background(), "go again", opts)
+	init = msgs[0].(*agent.SystemMessage).Init
+	if !exists("by-project-rule") || init.PermissionMode != "bypassPermissions" || !slices.Contains(init.AdditionalDirs, other) {
+		t.Errorf("trusted: project rule ran %v, mode %s, dirs %v", exists("by-project-rule"), init.PermissionMode, init.AdditionalDirs)
+	}
+	if slices.ContainsFunc(notices, func(n string) bool { return strings.Contains(n, "Ignoring") }) {
+		t.Errorf("trusted: %q", notices)
 	}
 }

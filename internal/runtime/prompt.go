@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/tackcode/tack/internal/prompt"
@@ -21,7 +22,9 @@ func (t *thread) buildPrompt(ctx context.Context) error {
 		t.system = prompt.System(prompt.Options{Replace: def.Prompt, ReplaceSet: true, Append: penv.Describe()})
 		return nil
 	}
-	penv.ExtraDirs = t.checker.Dirs()
+	// The checker's directories include the working directory itself,
+	// which the prompt names already.
+	penv.ExtraDirs = slices.DeleteFunc(t.checker.Dirs(), func(d string) bool { return d == t.cwd })
 	popts := prompt.Options{Append: s.cfg.AppendSystemPrompt, Env: penv, AutoMemory: t.autoMemory}
 	if t.gitStatus != nil {
 		popts.GitStatus = <-t.gitStatus

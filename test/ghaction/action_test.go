@@ -81,9 +81,10 @@ func stepLogs(job jobResult) string {
 	return b.String()
 }
 
-// The action builds tack from its own checkout, runs it on the workspace
-// with the repository's settings and the inputs, and leaves the execution
-// log, the outputs and the step summary of a run with tool round trips.
+// The action builds tack from its own checkout, runs it on the trusted
+// workspace with the repository's settings and the inputs, and leaves the
+// execution log, the outputs and the step summary of a run with tool round
+// trips.
 func TestActionRunsTackWithToolRoundTrips(t *testing.T) {
 	ws := workspace(t)
 	srv := llmtest.New(t,
@@ -97,6 +98,7 @@ func TestActionRunsTackWithToolRoundTrips(t *testing.T) {
 	r := newRunner(t, ws, jobEnv(t, srv), map[string]string{
 		"prompt":            "What do the notes say?",
 		"settings":          `{"permissions": {"deny": ["Read(./secret.txt)"]}}`,
+		"trust_workspace":   "true",
 		"model":             "haiku",
 		"allowed_tools":     "Read\nBash(mkdir:*)",
 		"max_turns":         "5",
@@ -192,6 +194,40 @@ func TestActionRunsTackWithToolRoundTrips(t *testing.T) {
 		"",
 	}
 	checkLines(t, job.Summary, wantSummary)
+}
+
+// Without trust_workspace the repository's own allow rule is withheld, as
+// Claude Code withholds it in an untrusted checkout, and the log says so;
+// a rule the workflow gives (allowed_tools) still holds.
+func TestActionWithholdsTheRepositorysGrantsUntilTrusted(t *testing.T) {
+	ws := workspace(t)
+	srv := llmtest.New(t,
+		llmtest.Reply(
+			llmtest.ToolUse("Bash", map[string]any{"command": "touch checked.txt", "description": "mark as checked"}),
+			llmtest.ToolUse("Bash", map[string]any{"command": "mkdir out", "description": "make out"})),
+		llmtest.Reply(llmtest.Text("done")))
+	r := newRunner(t, ws, jobEnv(t, srv), map[string]string{"prompt": "check", "allowed_tools": "Bash(mkdir:*)", "anthropic_api_key": "sk-test"})
+	job := r.run()
+	for _, s := range job.Steps {
+		if s.Failed {
+			t.Fatalf("step %q failed:\n%s", s.Name, stepLogs(job))
+		}
+	}
+	res := srv.Requests()[1].ToolResults()
+	if len(res) != 2 || !res[0].IsError || res[1].IsError {
+		t.Errorf("Bash results %+v: want touch denied (the repository's rule is withheld), mkdir allowed", res)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "checked.txt")); err == nil {
+		t.Error("touch ran on the repository's own allow rule")
+	}
+	if want := "Ignoring 1 permissions.allow entry from .claude/settings.json"; !strings.Contains(stepLogs(job), want) {
+		t.Errorf("the log does not say %q:\n%s", want, stepLogs(job))
+	}
+
+	r = newRunner(t, ws, jobEnv(t, srv), map[string]string{"prompt": "check", "trust_workspace": "yes", "anthropic_api_key": "sk-test"})
+	if job := r.run(); !job.Steps[1].Failed || !strings.Contains(job.Steps[1].Log, "trust_workspace: yes is neither true nor false") {
+		t.Errorf("a bad trust_workspace was not refused:\n%s", stepLogs(job))
+	}
 }
 
 // checkLines compares text with want line by line; a "re:" line is a

@@ -76,7 +76,8 @@ func TestBaseStepRunsTackThroughAgentSDK(t *testing.T) {
 	}
 
 	// The settings input went to ~/.claude/settings.json, which tack read
-	// (printenv is allowed there), as did the repository's (touch).
+	// (printenv is allowed there). The repository's own allow rule (touch)
+	// is withheld in the untrusted checkout, as Claude Code withholds it.
 	var settings map[string]any
 	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(home, ".claude", "settings.json"))), &settings); err != nil ||
 		settings["enableAllProjectMcpServers"] != true || settings["permissions"] == nil {
@@ -98,12 +99,13 @@ func TestBaseStepRunsTackThroughAgentSDK(t *testing.T) {
 	if env := llm.TextOf(res[1].Content); !strings.Contains(env, "claude-code-github-action") || strings.Contains(env, "oidc-secret") {
 		t.Errorf("printenv result %q", env)
 	}
-	if r := reqs[2].ToolResults(); len(r) != 1 || r[0].IsError {
-		t.Errorf("touch result %+v", r)
+	if r := reqs[2].ToolResults(); len(r) != 1 || !r[0].IsError {
+		t.Errorf("touch result %+v: want a denial", r)
 	}
-	if _, err := os.Stat(filepath.Join(ws, "checked.txt")); err != nil {
-		t.Errorf("touch did not run: %v", err)
+	if _, err := os.Stat(filepath.Join(ws, "checked.txt")); err == nil {
+		t.Error("touch ran on the repository's own allow rule")
 	}
+
 
 	// The execution file holds the SDK's messages, init to result.
 	file := outputs["execution_file"]
