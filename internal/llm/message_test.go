@@ -73,7 +73,7 @@ func TestRequestBody(t *testing.T) {
 	temp := 0.5
 	r := &Request{
 		Model: "m", MaxTokens: 100,
-		System:   []Block{Text("sys <tag>")},
+		System: []Block{Text("sys <tag>")},
 		Messages: []Message{{Role: RoleUser, Content: []Block{Text("hi")}}, {Role: RoleAssistant, Content: []Block{Text("hello")}},
 			{Role: RoleUser, Content: []Block{Text("a"), Text("b")}}, {Role: RoleAssistant, Content: []Block{Text("c")}},
 			{Role: RoleUser, Content: []Block{{Type: TypeText, Text: "marked", CacheControl: &CacheControl{Type: "ephemeral"}}}}},

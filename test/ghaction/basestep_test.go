@@ -106,7 +106,6 @@ func TestBaseStepRunsTackThroughAgentSDK(t *testing.T) {
 		t.Error("touch ran on the repository's own allow rule")
 	}
 
-
 	// The execution file holds the SDK's messages, init to result.
 	file := outputs["execution_file"]
 	if filepath.Base(file) != "claude-execution-output.json" || !strings.HasPrefix(filepath.Base(filepath.Dir(file)), "claude-execution-") {
