@@ -198,11 +198,6 @@ func TestMCPServeAnswersAsClaudeCode(t *testing.T) {
 
 	for _, ct := range loadCC(t) {
 		e.reset()
-		// tack's Write and Edit take only files the session has read;
-		// Claude Code's mcp serve does not ask (README).
-		for _, f := range []string{"hello.py", "lines.txt", "nb.ipynb"} {
-			e.call("Read", map[string]any{"file_path": filepath.Join(e.dir, f)})
-		}
 		for _, c := range ct.Cases {
 			id := ct.Tool + "/" + c.Name
 			if _, skip := ccNotReplayed[id]; skip {
@@ -227,6 +222,10 @@ func TestMCPServeAnswersAsClaudeCode(t *testing.T) {
 				}
 			})
 		}
+	}
+	// Agent, WebFetch and WebSearch asked the session's model.
+	if n := len(e.srv.Requests()); n < 3 {
+		t.Errorf("%d model requests, want one each from Agent, WebFetch and WebSearch", n)
 	}
 }
 
@@ -421,5 +420,29 @@ func TestMCPServeThroughInspector(t *testing.T) {
 				t.Errorf("%v\n tack:        %s\n Claude Code: %s", err, text, recorded[tc.id].Text)
 			}
 		})
+	}
+}
+
+// With no credentials the server still starts and serves the tools that
+// need no model; those that do fail, saying what to set.
+func TestMCPServeWithoutCredentials(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "note.txt"), []byte("served\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(tackBin, "mcp", "serve")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude")}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer cs.Close()
+	e := &mcpServeEnv{env: &env{t: t}, cs: cs}
+	if text, isErr := e.call("Read", map[string]any{"file_path": filepath.Join(dir, "note.txt")}); isErr || !strings.Contains(text, `"content":"served\n"`) {
+		t.Errorf("Read: %v %s", isErr, text)
+	}
+	if text, isErr := e.call("Agent", map[string]any{"description": "greet", "prompt": "Say hi"}); !isErr || !strings.Contains(text, "ANTHROPIC_API_KEY") {
+		t.Errorf("Agent without credentials: %v %s", isErr, text)
 	}
 }

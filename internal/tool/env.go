@@ -227,6 +227,8 @@ func (e *Env) Scratch() (string, error) {
 type FileState struct {
 	mu sync.Mutex
 	m  map[string]FileStamp
+	// unguarded lets Write and Edit change files unread (UnguardedFileState).
+	unguarded bool
 	// seen is told of every file recorded (OnRecord).
 	seen func(path string)
 }
@@ -241,6 +243,18 @@ type FileStamp struct {
 
 // NewFileState returns an empty FileState.
 func NewFileState() *FileState { return &FileState{m: map[string]FileStamp{}} }
+
+// UnguardedFileState returns an empty FileState under which Write and Edit
+// change a file whether or not it was read: for callers that are not the
+// model and know what they change (tack mcp serve's client, as Claude
+// Code's mcp serve lets its client).
+func UnguardedFileState() *FileState {
+	return &FileState{m: map[string]FileStamp{}, unguarded: true}
+}
+
+// Guarded reports whether a file must have been read, and be unchanged
+// since, before Write or Edit changes it.
+func (s *FileState) Guarded() bool { return !s.unguarded }
 
 // Record notes that the session has seen path as described by info.
 func (s *FileState) Record(path string, info os.FileInfo, partial bool) {
