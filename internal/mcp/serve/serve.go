@@ -129,10 +129,10 @@ func errorResult(text string) *mcp.CallToolResult {
 }
 
 // result translates a tool result as Claude Code's mcp serve does: a
-// success with a structured value is one text block holding that value as
-// JSON (what stream-json calls tool_use_result), also given as
-// structuredContent when it is an object; a failure, or a tool with no
-// structured value, is its model-facing content.
+// success whose structured value is a JSON object (what stream-json calls
+// tool_use_result) is one text block holding that object, which is also
+// the structuredContent; a failure, or a result with no such object, is
+// its model-facing content.
 func result(res tool.Result) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{Content: []mcp.Content{}, IsError: res.IsError}
 	if res.Structured != nil && !res.IsError {
