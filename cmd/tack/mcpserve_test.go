@@ -26,7 +26,7 @@ import (
 const ccServed = "../../internal/mcp/serve/testdata/claude-code"
 
 // servedTools are the tools tack mcp serve lists: Claude Code's that tack
-// has, and Glob and Grep.
+// has, and Glob and Grep (recorded from Claude Code's sessions).
 var servedTools = []string{"Agent", "Bash", "Edit", "Glob", "Grep", "NotebookEdit", "Read", "Skill", "TaskStop", "ToolSearch", "WebFetch", "WebSearch", "Write"}
 
 // ccLeftOut are the keys of Claude Code's results tack does not give, by

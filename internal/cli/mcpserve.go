@@ -11,7 +11,8 @@ import (
 
 // servedTools are the tools `tack mcp serve` offers: those of Claude
 // Code's `claude mcp serve` that tack has, then Glob and Grep, which tack
-// served before and Claude Code leaves to its Bash.
+// served before (Claude Code's sessions have them; its server does not
+// list them).
 var servedTools = []string{
 	"Agent", "Bash", "Edit", "NotebookEdit", "Read", "Skill", "TaskStop", "ToolSearch", "WebFetch", "WebSearch", "Write",
 	"Glob", "Grep",
