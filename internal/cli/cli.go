@@ -113,6 +113,6 @@ The prompt is the argument, standard input, or both (input first).`,
 	cmd.Flags().BoolVarP(&showVersion, "version", "v", false, "print the version and exit")
 	f.register(cmd)
 	cmd.AddCommand(newSessionsCmd(stdio), newTrustCmd(stdio), newHooksCmd(stdio), newDoctorCmd(stdio), newAuthCmd(stdio), newProjectCmd(stdio), newPurgeCmd(stdio, "purge"), newACPCmd(stdio))
-	cmd.AddCommand(configcmd.Commands(stdio)...)
+	cmd.AddCommand(configcmd.Commands(stdio, serveMCP)...)
 	return cmd
 }

@@ -75,7 +75,7 @@ func (sa *subagents) Run(ctx context.Context, req tool.SubagentRequest) (tool.Su
 		defer cancel()
 		bg.result, bg.err = sa.run(bgCtx, req.Type, def, req, id)
 	}()
-	return tool.SubagentResult{AgentID: id, AgentType: req.Type, Status: "running", Background: true}, nil
+	return tool.SubagentResult{AgentID: id, AgentType: req.Type, Status: "running", Prompt: req.Prompt, Background: true}, nil
 }
 
 // stop stops the background subagent id, if it still runs, and reports
@@ -152,9 +152,10 @@ func (sa *subagents) run(ctx context.Context, name string, def AgentDef, req too
 		}
 		emit(m)
 	})
-	result := tool.SubagentResult{AgentID: id, AgentType: name, Status: "completed", Report: res.Text(),
+	result := tool.SubagentResult{AgentID: id, AgentType: name, Status: "completed", Prompt: req.Prompt, Model: t.model.ID, Report: res.Text(),
 		TotalTokens:   res.Usage.InputTokens + res.Usage.OutputTokens + res.Usage.CacheReadInputTokens + res.Usage.CacheCreationInputTokens,
-		TotalToolUses: toolUses, TotalDurationMS: time.Since(start).Milliseconds(), CostUSD: res.TotalCostUSD}
+		TotalToolUses: toolUses, Usage: &llm.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens,
+			CacheCreationInputTokens: res.Usage.CacheCreationInputTokens, CacheReadInputTokens: res.Usage.CacheReadInputTokens}, TotalDurationMS: time.Since(start).Milliseconds(), CostUSD: res.TotalCostUSD}
 	if res.IsError {
 		result.Status, result.IsError = "failed", true
 		result.Report = fmt.Sprintf("The %s agent did not finish: %s", name, strings.Join(res.Errors, "; "))

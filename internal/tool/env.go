@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
 	"net/http"
 	"os"
@@ -113,20 +114,54 @@ type SubagentRequest struct {
 	ToolUseID string
 }
 
-// SubagentResult is what a subagent reports.
+// SubagentResult is what a subagent reports. Its JSON (MarshalJSON) is
+// Claude Code's Agent result: the report as a list of text blocks.
 type SubagentResult struct {
-	AgentID         string  `json:"agentId"`
-	AgentType       string  `json:"agentType"`
-	Status          string  `json:"status"` // completed, failed, running
-	Report          string  `json:"content"`
-	IsError         bool    `json:"-"`
-	Background      bool    `json:"isAsync,omitempty"`
-	TotalTokens     int64   `json:"totalTokens"`
-	TotalToolUses   int     `json:"totalToolUseCount"`
-	TotalDurationMS int64   `json:"totalDurationMs"`
-	CostUSD         float64 `json:"costUSD"`
-	Worktree        string  `json:"worktreePath,omitempty"`
-	WorktreeBranch  string  `json:"worktreeBranch,omitempty"`
+	AgentID         string
+	AgentType       string
+	Status          string // completed, failed, running
+	Prompt          string // what the subagent was asked
+	Model           string // the model it ran on
+	Report          string
+	IsError         bool
+	Background      bool
+	TotalTokens     int64
+	TotalToolUses   int
+	TotalDurationMS int64
+	Usage           *llm.Usage // the subagent's tokens, summed over its requests
+	CostUSD         float64
+	Worktree        string
+	WorktreeBranch  string
+}
+
+// MarshalJSON writes r in Claude Code's order of keys, tack's own
+// (isAsync, costUSD, the worktree) after them.
+func (r SubagentResult) MarshalJSON() ([]byte, error) {
+	type block struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	content := []block{}
+	if r.Report != "" {
+		content = append(content, block{"text", r.Report})
+	}
+	return json.Marshal(struct {
+		Status          string     `json:"status"`
+		Prompt          string     `json:"prompt"`
+		AgentID         string     `json:"agentId"`
+		AgentType       string     `json:"agentType"`
+		Content         []block    `json:"content"`
+		ResolvedModel   string     `json:"resolvedModel,omitempty"`
+		TotalDurationMS int64      `json:"totalDurationMs"`
+		TotalTokens     int64      `json:"totalTokens"`
+		TotalToolUses   int        `json:"totalToolUseCount"`
+		Usage           *llm.Usage `json:"usage,omitempty"`
+		Background      bool       `json:"isAsync,omitempty"`
+		CostUSD         float64    `json:"costUSD"`
+		Worktree        string     `json:"worktreePath,omitempty"`
+		WorktreeBranch  string     `json:"worktreeBranch,omitempty"`
+	}{r.Status, r.Prompt, r.AgentID, r.AgentType, content, r.Model, r.TotalDurationMS, r.TotalTokens, r.TotalToolUses,
+		r.Usage, r.Background, r.CostUSD, r.Worktree, r.WorktreeBranch})
 }
 
 // TaskApprover approves changes to the session's task list (TaskCreate,
@@ -205,6 +240,8 @@ func (e *Env) Scratch() (string, error) {
 type FileState struct {
 	mu sync.Mutex
 	m  map[string]FileStamp
+	// unguarded lets Write and Edit change files unread (UnguardedFileState).
+	unguarded bool
 	// seen is told of every file recorded (OnRecord).
 	seen func(path string)
 }
@@ -219,6 +256,18 @@ type FileStamp struct {
 
 // NewFileState returns an empty FileState.
 func NewFileState() *FileState { return &FileState{m: map[string]FileStamp{}} }
+
+// UnguardedFileState returns an empty FileState under which Write and Edit
+// change a file whether or not it was read: for callers that are not the
+// model and know what they change (tack mcp serve's client, as Claude
+// Code's mcp serve lets its client).
+func UnguardedFileState() *FileState {
+	return &FileState{m: map[string]FileStamp{}, unguarded: true}
+}
+
+// Guarded reports whether a file must have been read, and be unchanged
+// since, before Write or Edit changes it.
+func (s *FileState) Guarded() bool { return !s.unguarded }
 
 // Record notes that the session has seen path as described by info.
 func (s *FileState) Record(path string, info os.FileInfo, partial bool) {

@@ -4,7 +4,8 @@
 // marketplaces), `tack agents` (the agents a session would have) and
 // `tack config` (the merged settings and where each value comes from).
 //
-// They read and edit the files sessions read, and start no session, so
+// They read and edit the files sessions read, and start no session (but
+// `mcp serve`, whose session the root command gives), so
 // they work on those files' own packages (config, mcp/mcpconfig,
 // extension) rather than through the SDK; they never import the runtime.
 // The root command (internal/cli) mounts them with Commands.
@@ -17,11 +18,12 @@ import (
 )
 
 // Commands are the configuration commands, reading and writing through
-// stdio.
-func Commands(stdio cmdio.IO) []*cobra.Command {
+// stdio. serve runs `tack mcp serve`, which serves a session's tools and so
+// is the root command's to give (nil: not available).
+func Commands(stdio cmdio.IO, serve MCPServeFunc) []*cobra.Command {
 	return []*cobra.Command{
 		newConfigCmd(stdio),
-		newMCPCmd(stdio, probeMCP, serveMCP, callMCP),
+		newMCPCmd(stdio, probeMCP, serve, callMCP),
 		newPluginCmd(stdio),
 		newAgentsCmd(stdio),
 	}

@@ -9,44 +9,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/tackcode/tack/internal/cli/cmdio"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/mcp"
 	"github.com/tackcode/tack/internal/mcp/mcpconfig"
-	"github.com/tackcode/tack/internal/mcp/serve"
-	"github.com/tackcode/tack/internal/shell"
 	"github.com/tackcode/tack/internal/tool"
-	"github.com/tackcode/tack/internal/tool/builtin"
 )
-
-// servedTools are the tools `tack mcp serve` offers.
-var servedTools = []string{"Bash", "Read", "Write", "Edit", "NotebookEdit", "Glob", "Grep"}
-
-// serveMCP is `tack mcp serve`: tack's own tools as an MCP server on
-// standard input and output, in the working directory. The MCP client
-// decides what to call: the tools run without asking.
-func serveMCP(cmd *cobra.Command, stdio cmdio.IO) error {
-	cwd, err := os.Getwd()
-	if err != nil {
-		return fmt.Errorf("working directory: %w", err)
-	}
-	tools, err := builtin.Select(servedTools)
-	if err != nil {
-		return err
-	}
-	reg := tool.NewRegistry(tools...)
-	scratch, err := os.MkdirTemp("", "tack-mcp-serve-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(scratch)
-	sh := shell.New(cwd, os.Environ())
-	defer sh.Close()
-	env := &tool.Env{ProjectDir: cwd, Shell: sh, Files: tool.NewFileState(), ScratchDir: scratch, Tools: reg}
-	return serve.Serve(cmd.Context(), reg, env, stdio.In, stdio.Out)
-}
 
 // probeMCP connects to one configured server and reports its status, for
 // `tack mcp list` and `get`.

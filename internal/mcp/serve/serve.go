@@ -1,7 +1,9 @@
 // Package serve offers tack's tools to other programs as an MCP server
 // (tack mcp serve): each tool of a registry becomes an MCP tool with its
 // name, description and input schema unchanged, and a call runs it in the
-// given environment as the engine would.
+// given environment as the engine would. Results are answered as Claude
+// Code's mcp serve answers them (testdata/claude-code holds what it was
+// seen to answer): a success is the tool's structured result as JSON.
 //
 // No permission prompt stands between the client and the tools by default:
 // the MCP client is the one asking, and it is its job to ask its user (as
@@ -91,7 +93,7 @@ func handler(reg *tool.Registry, env *tool.Env, gate Gate, t tool.Tool) mcp.Tool
 			input = json.RawMessage("{}")
 		}
 		if err := reg.Validate(t, input); err != nil {
-			return inputError(err), nil
+			return inputError(t.Name(), err, true), nil
 		}
 		if gate != nil {
 			if err := gate(ctx, t, input); err != nil {
@@ -104,7 +106,7 @@ func handler(reg *tool.Registry, env *tool.Env, gate Gate, t tool.Tool) mcp.Tool
 		res, err := t.Run(ctx, env, input)
 		if err != nil {
 			if tool.IsInputError(err) {
-				return inputError(err), nil
+				return inputError(t.Name(), err, false), nil
 			}
 			return errorResult(err.Error()), nil
 		}
@@ -112,29 +114,37 @@ func handler(reg *tool.Registry, env *tool.Env, gate Gate, t tool.Tool) mcp.Tool
 	}
 }
 
-// inputError is a call refused for its input, worded as the model sees it
-// inside tack.
-func inputError(err error) *mcp.CallToolResult {
-	return errorResult("<tool_use_error>" + err.Error() + "</tool_use_error>")
+// inputError is a call refused for its input, worded as Claude Code's
+// mcp serve words it: schema is whether the schema refused it (before the
+// tool ran) rather than the tool itself.
+func inputError(name string, err error, schema bool) *mcp.CallToolResult {
+	if schema {
+		return errorResult("Tool " + name + " arguments failed schema validation: " + err.Error())
+	}
+	return errorResult("Tool " + name + " input is invalid: " + err.Error())
 }
 
 func errorResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: true}
 }
 
-// result translates a tool result: text and image blocks become MCP content,
-// and a structured result that is a JSON object becomes structuredContent
-// (MCP wants an object there; other values are in the text already).
+// result translates a tool result as Claude Code's mcp serve does: a
+// success whose structured value is a JSON object (what stream-json calls
+// tool_use_result) is one text block holding that object, which is also
+// the structuredContent; a failure, or a result with no such object, is
+// its model-facing content.
 func result(res tool.Result) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{Content: []mcp.Content{}, IsError: res.IsError}
+	if res.Structured != nil && !res.IsError {
+		if data, err := json.Marshal(res.Structured); err == nil && len(data) > 0 && data[0] == '{' {
+			out.Content = append(out.Content, &mcp.TextContent{Text: string(data)})
+			out.StructuredContent = json.RawMessage(data)
+			return out
+		}
+	}
 	for _, b := range res.Content {
 		if c := content(b); c != nil {
 			out.Content = append(out.Content, c)
-		}
-	}
-	if res.Structured != nil {
-		if data, err := json.Marshal(res.Structured); err == nil && len(data) > 0 && data[0] == '{' {
-			out.StructuredContent = json.RawMessage(data)
 		}
 	}
 	return out

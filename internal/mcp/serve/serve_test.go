@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"image"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -130,8 +132,10 @@ func TestServe(t *testing.T) {
 		p := filepath.Join(env.ProjectDir, "hello.txt")
 		os.WriteFile(p, []byte("hello from a file\n"), 0o644)
 		res := call(t, cs, "Read", map[string]any{"file_path": p})
-		if res.IsError || !strings.Contains(text(res), "hello from a file") {
-			t.Errorf("Read: error=%v %q", res.IsError, text(res))
+		// One text block: the result object as JSON, also structured.
+		want := `{"type":"text","file":{"filePath":` + strconv.Quote(p) + `,"content":"hello from a file\n","numLines":2,"startLine":1,"totalLines":2}}`
+		if res.IsError || len(res.Content) != 1 || text(res) != want {
+			t.Errorf("Read: error=%v %q, want %s", res.IsError, text(res), want)
 		}
 		if m, ok := res.StructuredContent.(map[string]any); !ok || m["type"] != "text" {
 			t.Errorf("Read structured content %#v", res.StructuredContent)
@@ -149,19 +153,27 @@ func TestServe(t *testing.T) {
 		if res.IsError || len(res.Content) != 1 {
 			t.Fatalf("Read image: %v %v", res.IsError, text(res))
 		}
-		ic, ok := res.Content[0].(*mcp.ImageContent)
-		if !ok || ic.MIMEType != "image/png" {
-			t.Fatalf("content %#v", res.Content[0])
+		// As Claude Code answers: the image in the result object's base64.
+		var got struct {
+			Type string `json:"type"`
+			File struct {
+				Base64 string `json:"base64"`
+				Type   string `json:"type"`
+			} `json:"file"`
 		}
-		if _, err := png.Decode(bytes.NewReader(ic.Data)); err != nil {
+		if err := json.Unmarshal([]byte(text(res)), &got); err != nil || got.Type != "image" || got.File.Type != "image/png" {
+			t.Fatalf("content %q: %v", text(res), err)
+		}
+		data, _ := base64.StdEncoding.DecodeString(got.File.Base64)
+		if _, err := png.Decode(bytes.NewReader(data)); err != nil {
 			t.Errorf("image data is not the PNG: %v", err)
 		}
 	})
 
 	t.Run("bash", func(t *testing.T) {
 		res := call(t, cs, "Bash", map[string]any{"command": "echo hi"})
-		if res.IsError || strings.TrimSpace(text(res)) != "hi" {
-			t.Errorf("Bash: error=%v %q", res.IsError, text(res))
+		if want := `{"stdout":"hi","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false}`; res.IsError || text(res) != want {
+			t.Errorf("Bash: error=%v %q, want %s", res.IsError, text(res), want)
 		}
 		if res.StructuredContent == nil {
 			t.Error("Bash: no structured content")
@@ -182,7 +194,7 @@ func TestServe(t *testing.T) {
 			map[string]any{"file_path": "/x", "bogus": true}, // unknown property
 		} {
 			res := call(t, cs, "Read", args)
-			if !res.IsError || !strings.HasPrefix(text(res), "<tool_use_error>") {
+			if !res.IsError || !strings.HasPrefix(text(res), "Tool Read arguments failed schema validation: ") {
 				t.Errorf("Read %v: error=%v %q", args, res.IsError, text(res))
 			}
 		}
@@ -191,8 +203,12 @@ func TestServe(t *testing.T) {
 	t.Run("tool input error", func(t *testing.T) {
 		// Valid by the schema, refused by the tool before it runs.
 		res := call(t, cs, "Read", map[string]any{"file_path": "relative/../nowhere-" + t.Name()})
-		if !res.IsError {
+		if !res.IsError || strings.HasPrefix(text(res), "{") {
 			t.Errorf("Read of a missing file: %q", text(res))
+		}
+		res = call(t, cs, "Edit", map[string]any{"file_path": filepath.Join(env.ProjectDir, "absent.txt"), "old_string": "a", "new_string": "b"})
+		if !res.IsError || !strings.HasPrefix(text(res), "Tool Edit input is invalid: ") {
+			t.Errorf("Edit of a missing file: %q", text(res))
 		}
 	})
 

@@ -62,9 +62,10 @@ type Output struct {
 	CommandName  string   `json:"commandName"`
 	AllowedTools []string `json:"allowedTools,omitempty"`
 	Model        string   `json:"model,omitempty"`
-	// Status is "inline" (the instructions are the result) or "forked"
-	// (a subagent ran them; Result is its report).
-	Status string      `json:"status"`
+	// Status is "forked" when a subagent ran the instructions (Result is
+	// its report); empty (and left out, as Claude Code leaves it) when the
+	// instructions are the result.
+	Status string      `json:"status,omitempty"`
 	Agent  string      `json:"agent,omitempty"`
 	Result string      `json:"result,omitempty"`
 	Effort string      `json:"-"`
@@ -192,7 +193,7 @@ func (t *skillTool) Run(ctx context.Context, _ *tool.Env, raw json.RawMessage) (
 		return tool.Result{}, err
 	}
 	out := &Output{Success: true, CommandName: sk.Name, AllowedTools: inv.AllowedTools, Model: inv.Model,
-		Effort: inv.Effort, Hooks: inv.Hooks, Status: "inline", Invocation: inv}
+		Effort: inv.Effort, Hooks: inv.Hooks, Invocation: inv}
 	if inv.Fork && t.opts.Forker != nil {
 		agent := inv.Agent
 		if agent == "" {

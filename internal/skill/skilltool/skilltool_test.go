@@ -98,7 +98,7 @@ func TestInvoke(t *testing.T) {
 		t.Errorf("content %q", text(res))
 	}
 	out := res.Structured.(*Output)
-	if !out.Success || out.CommandName != "summarize-changes" || out.Model != "haiku" || out.Status != "inline" || fmt.Sprint(out.AllowedTools) != "[Bash(git *)]" || out.Invocation == nil {
+	if !out.Success || out.CommandName != "summarize-changes" || out.Model != "haiku" || out.Status != "" || fmt.Sprint(out.AllowedTools) != "[Bash(git *)]" || out.Invocation == nil {
 		t.Errorf("output %+v", out)
 	}
 	if b, err := json.Marshal(out); err != nil || !strings.Contains(string(b), `"commandName":"summarize-changes"`) {

@@ -49,6 +49,8 @@ type Result struct {
 	IsImage          bool   `json:"isImage"`
 	NoOutputExpected bool   `json:"noOutputExpected"`
 	BackgroundTaskID string `json:"backgroundTaskId,omitempty"`
+	// BackgroundOutputPath is the file a background command writes to.
+	BackgroundOutputPath string `json:"backgroundOutputPath,omitempty"`
 }
 
 type bashInput struct {
@@ -136,7 +138,7 @@ func startBackground(env *tool.Env, command, description string, unsandboxed boo
 	text := fmt.Sprintf("Command running in background with ID: %s. Output is being written to: %s\n"+
 		"Use TaskOutput with task_id %q to read its output and status, and TaskStop to end it.",
 		job.ID, job.OutputPath, job.ID)
-	return tool.TextResult(text, Result{BackgroundTaskID: job.ID}), nil
+	return tool.TextResult(text, Result{BackgroundTaskID: job.ID, BackgroundOutputPath: job.OutputPath}), nil
 }
 
 // joinLines joins the non-empty parts with newlines.

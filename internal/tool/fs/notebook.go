@@ -46,14 +46,17 @@ type notebookEditInput struct {
 // notebookEditResult is NotebookEdit's structured result, as Claude Code
 // reports it.
 type notebookEditResult struct {
-	NewSource    string `json:"new_source"`
-	CellID       string `json:"cell_id,omitempty"`
-	CellType     string `json:"cell_type"`
-	Language     string `json:"language"`
-	EditMode     string `json:"edit_mode"`
-	NotebookPath string `json:"notebook_path"`
-	OriginalFile string `json:"original_file"`
-	UpdatedFile  string `json:"updated_file"`
+	NewSource string `json:"new_source"`
+	// OldSource is the replaced cell's source (replace only).
+	OldSource    *string `json:"old_source,omitempty"`
+	CellType     string  `json:"cell_type"`
+	Language     string  `json:"language"`
+	EditMode     string  `json:"edit_mode"`
+	CellID       string  `json:"cell_id,omitempty"`
+	Error        string  `json:"error"` // always empty: a failed edit is an error result
+	NotebookPath string  `json:"notebook_path"`
+	OriginalFile string  `json:"original_file"`
+	UpdatedFile  string  `json:"updated_file"`
 }
 
 // cell is a notebook cell with its fields kept verbatim.
@@ -117,6 +120,7 @@ func (t notebookEditTool) Run(ctx context.Context, env *tool.Env, input json.Raw
 	}
 
 	cellType, cellID, msg := in.CellType, in.CellID, ""
+	var oldSource *string
 	switch mode {
 	case "replace", "delete":
 		if idx < 0 {
@@ -130,6 +134,8 @@ func (t notebookEditTool) Run(ctx context.Context, env *tool.Env, input json.Raw
 			msg = "Deleted cell " + in.CellID + "."
 			break
 		}
+		old := sourceText(cells[idx])
+		oldSource = &old
 		setSource(cells[idx], cellType, in.NewSource)
 		msg = "Replaced the source of cell " + in.CellID + "."
 	case "insert":
@@ -161,7 +167,7 @@ func (t notebookEditTool) Run(ctx context.Context, env *tool.Env, input json.Raw
 		return tool.Result{}, err
 	}
 	return tool.TextResult(msg, notebookEditResult{
-		NewSource: in.NewSource, CellID: cellID, CellType: cellType, Language: notebookLanguage(nb),
+		NewSource: in.NewSource, OldSource: oldSource, CellID: cellID, CellType: cellType, Language: notebookLanguage(nb),
 		EditMode: mode, NotebookPath: path, OriginalFile: string(raw), UpdatedFile: string(updated),
 	}), nil
 }
@@ -183,6 +189,18 @@ func findCell(cells []cell, id string) int {
 
 // setSource gives c the source and type, keeping the fields Jupyter expects
 // of that type: a code cell's outputs are cleared since its source changed.
+// sourceText is a cell's source as one string (nbformat allows a string or
+// a list of lines).
+func sourceText(c cell) string {
+	var s string
+	if json.Unmarshal(c["source"], &s) == nil {
+		return s
+	}
+	var lines []string
+	_ = json.Unmarshal(c["source"], &lines)
+	return strings.Join(lines, "")
+}
+
 func setSource(c cell, cellType, source string) {
 	c["cell_type"] = mustJSON(cellType)
 	lines := diff.SplitLines(source) // Jupyter stores source as lines
@@ -276,4 +294,40 @@ func mustJSON[T string | []string](v T) json.RawMessage {
 		panic(fmt.Sprintf("encode %T: %v", v, err))
 	}
 	return b
+}
+
+// notebookFile is Read's structured result for a notebook, as Claude
+// Code's Read reports one (the model still reads the file's text).
+type notebookFile struct {
+	FilePath string         `json:"filePath"`
+	Cells    []notebookCell `json:"cells"`
+}
+
+type notebookCell struct {
+	CellType string `json:"cellType"`
+	Source   string `json:"source"`
+	CellID   string `json:"cell_id"`
+	Language string `json:"language,omitempty"` // code cells
+}
+
+// readNotebook is the structured result of reading the notebook raw; ok is
+// false when raw is not a notebook.
+func readNotebook(path string, raw []byte) (readResult[notebookFile], bool) {
+	var nb map[string]json.RawMessage
+	var cells []cell
+	if json.Unmarshal(raw, &nb) != nil || json.Unmarshal(nb["cells"], &cells) != nil || cells == nil {
+		return readResult[notebookFile]{}, false
+	}
+	lang := notebookLanguage(nb)
+	out := notebookFile{FilePath: path, Cells: make([]notebookCell, 0, len(cells))}
+	for i, c := range cells {
+		nc := notebookCell{Source: sourceText(c), CellID: "cell-" + strconv.Itoa(i)}
+		_ = json.Unmarshal(c["cell_type"], &nc.CellType)
+		_ = json.Unmarshal(c["id"], &nc.CellID)
+		if nc.CellType == "code" {
+			nc.Language = lang
+		}
+		out.Cells = append(out.Cells, nc)
+	}
+	return readResult[notebookFile]{"notebook", out}, true
 }

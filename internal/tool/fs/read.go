@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
 	"io"
 	"os"
 	"strconv"
@@ -69,9 +70,19 @@ type textFile struct {
 }
 
 type imageFile struct {
-	Base64       string `json:"base64"`
-	Type         string `json:"type"`
-	OriginalSize int64  `json:"originalSize"`
+	Base64       string           `json:"base64"`
+	Type         string           `json:"type"`
+	OriginalSize int64            `json:"originalSize"`
+	Dimensions   *imageDimensions `json:"dimensions,omitempty"`
+}
+
+// imageDimensions are an image's size on disk and as sent, in pixels
+// (omitted when the format's size cannot be read).
+type imageDimensions struct {
+	OriginalWidth  int `json:"originalWidth"`
+	OriginalHeight int `json:"originalHeight"`
+	DisplayWidth   int `json:"displayWidth"`
+	DisplayHeight  int `json:"displayHeight"`
 }
 
 type pdfFile struct {
@@ -142,14 +153,30 @@ func (t readTool) read(ctx context.Context, env *tool.Env, in readInput, path st
 	case looksBinary(head, len(head) < sniffBytes):
 		return tool.Result{}, tool.BadInput(t.Name(), "%s is a binary file; Read shows text, images (PNG, JPEG, GIF, WebP) and PDFs. Inspect it with a command suited to its format through Bash (e.g. `file`, `xxd | head`).", path)
 	}
+	var text *string // the editor's buffer, when a host holds the file
 	if env.TextFiles != nil {
-		text, err := env.TextFiles.ReadTextFile(ctx, path)
+		t, err := env.TextFiles.ReadTextFile(ctx, path)
 		if err != nil {
 			return tool.Result{}, fmt.Errorf("read %s: %w", path, err)
 		}
-		br = bufio.NewReader(strings.NewReader(text))
+		text = &t
+		br = bufio.NewReader(strings.NewReader(t))
 	}
-	return readText(ctx, env, path, info, br, in)
+	res, err := readText(ctx, env, path, info, br, in)
+	if err == nil && strings.HasSuffix(path, ".ipynb") && in.Offset == 0 && in.Limit == 0 {
+		raw, rerr := []byte(nil), error(nil)
+		if text != nil {
+			raw = []byte(*text)
+		} else {
+			raw, rerr = os.ReadFile(path)
+		}
+		if rerr == nil {
+			if nb, ok := readNotebook(path, raw); ok {
+				res.Structured = nb
+			}
+		}
+	}
+	return res, err
 }
 
 func readText(ctx context.Context, env *tool.Env, path string, info os.FileInfo, br *bufio.Reader, in readInput) (tool.Result, error) {
@@ -260,6 +287,7 @@ func readImage(env *tool.Env, path string, info os.FileInfo, r io.Reader, media 
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("read %s: %w", path, err)
 	}
+	original, origErr := decodeConfig(data, media)
 	data, media, err = fitImage(data, media)
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("%s: image too large or unreadable: %w", path, err)
@@ -269,8 +297,21 @@ func readImage(env *tool.Env, path string, info os.FileInfo, r io.Reader, media 
 	block := llm.Block{Type: llm.TypeImage, Source: &llm.ImageSource{Type: "base64", MediaType: media, Data: b64}}
 	return tool.Result{
 		Content:    []llm.Block{block},
-		Structured: readResult[imageFile]{"image", imageFile{Base64: b64, Type: media, OriginalSize: info.Size()}},
+		Structured: readResult[imageFile]{"image", imageFile{Base64: b64, Type: media, OriginalSize: info.Size(), Dimensions: dimensions(original, origErr, data, media)}},
 	}, nil
+}
+
+// dimensions are the sizes of an image read (original, if origErr is nil)
+// and sent (data); nil when either cannot be read.
+func dimensions(original image.Config, origErr error, data []byte, media string) *imageDimensions {
+	if origErr != nil {
+		return nil
+	}
+	sent, err := decodeConfig(data, media)
+	if err != nil {
+		return nil
+	}
+	return &imageDimensions{original.Width, original.Height, sent.Width, sent.Height}
 }
 
 func readPDF(env *tool.Env, path string, info os.FileInfo, r io.Reader) (tool.Result, error) {

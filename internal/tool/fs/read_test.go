@@ -196,13 +196,14 @@ func TestReadImages(t *testing.T) {
 	tests := []struct {
 		name, media string
 		data        []byte
+		dimensions  string // "" when the format's size is not read
 	}{
-		{"pic.png", "image/png", encodeImage(t, "png", 8, 8, false)},
-		{"pic.jpg", "image/jpeg", encodeImage(t, "jpeg", 8, 8, true)},
-		{"pic.gif", "image/gif", encodeImage(t, "gif", 8, 8, true)},
-		{"pic.webp", "image/webp", webp},
+		{"pic.png", "image/png", encodeImage(t, "png", 8, 8, false), `{"originalWidth":8,"originalHeight":8,"displayWidth":8,"displayHeight":8}`},
+		{"pic.jpg", "image/jpeg", encodeImage(t, "jpeg", 8, 8, true), `{"originalWidth":8,"originalHeight":8,"displayWidth":8,"displayHeight":8}`},
+		{"pic.gif", "image/gif", encodeImage(t, "gif", 8, 8, true), `{"originalWidth":8,"originalHeight":8,"displayWidth":8,"displayHeight":8}`},
+		{"pic.webp", "image/webp", webp, ""},
 		// Content decides, not the extension.
-		{"actually-png.txt", "image/png", encodeImage(t, "png", 4, 4, true)},
+		{"actually-png.txt", "image/png", encodeImage(t, "png", 4, 4, true), `{"originalWidth":4,"originalHeight":4,"displayWidth":4,"displayHeight":4}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -219,7 +220,11 @@ func TestReadImages(t *testing.T) {
 			if src.Type != "base64" || src.MediaType != tt.media || src.Data != b64 {
 				t.Errorf("source type %q media %q, want base64 %q with the file's bytes", src.Type, src.MediaType, tt.media)
 			}
-			want := fmt.Sprintf(`{"type":"image","file":{"base64":%q,"type":%q,"originalSize":%d}}`, b64, tt.media, len(tt.data))
+			dims := ""
+			if tt.dimensions != "" {
+				dims = `,"dimensions":` + tt.dimensions
+			}
+			want := fmt.Sprintf(`{"type":"image","file":{"base64":%q,"type":%q,"originalSize":%d%s}}`, b64, tt.media, len(tt.data), dims)
 			if got := structured(t, res); got != want {
 				t.Errorf("structured\n got %s\nwant %s", got, want)
 			}

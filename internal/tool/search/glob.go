@@ -46,9 +46,13 @@ type globInput struct {
 // GlobResult is Glob's structured result.
 type GlobResult struct {
 	Filenames  []string `json:"filenames"`
+	DurationMs int64    `json:"durationMs"`
 	NumFiles   int      `json:"numFiles"`
 	Truncated  bool     `json:"truncated"`
-	DurationMs int64    `json:"durationMs"`
+	// TotalMatches counts every file that matched, shown or not.
+	TotalMatches int `json:"totalMatches"`
+	// CountIsComplete is always true: tack counts every match.
+	CountIsComplete bool `json:"countIsComplete"`
 }
 
 func (globTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
@@ -87,7 +91,7 @@ func (globTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (
 	if env.ReadDenied != nil {
 		paths = slices.DeleteFunc(paths, env.ReadDenied)
 	}
-	res := GlobResult{Filenames: paths, NumFiles: len(paths)}
+	res := GlobResult{Filenames: paths, NumFiles: len(paths), TotalMatches: len(paths), CountIsComplete: true}
 	var text string
 	switch {
 	case len(paths) == 0:

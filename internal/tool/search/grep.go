@@ -330,12 +330,57 @@ type GrepResult struct {
 	Content string `json:"content,omitempty"`
 	// NumLines is the number of lines of Content in content mode.
 	NumLines int `json:"numLines,omitempty"`
+	// TotalLines is the number of lines found in content mode, shown or not.
+	TotalLines int `json:"totalLines,omitempty"`
+	// TotalFiles is the number of files found in files_with_matches mode,
+	// shown or not.
+	TotalFiles int `json:"totalFiles,omitempty"`
 	// NumMatches is the total of the counts in count mode.
 	NumMatches int `json:"numMatches,omitempty"`
 	// AppliedLimit is the head_limit that cut the results, if one did.
 	AppliedLimit *int `json:"appliedLimit,omitempty"`
 	// AppliedOffset is the offset given, if any.
 	AppliedOffset *int `json:"appliedOffset,omitempty"`
+}
+
+// MarshalJSON writes the keys Claude Code's Grep gives in each mode, in
+// its order: files_with_matches lists the files before counting them, and
+// gives totalFiles; content gives numLines and totalLines; count
+// numMatches.
+func (r GrepResult) MarshalJSON() ([]byte, error) {
+	type page struct {
+		AppliedLimit  *int `json:"appliedLimit,omitempty"`
+		AppliedOffset *int `json:"appliedOffset,omitempty"`
+	}
+	p := page{r.AppliedLimit, r.AppliedOffset}
+	switch r.Mode {
+	case modeFiles:
+		return json.Marshal(struct {
+			Mode       string   `json:"mode"`
+			Filenames  []string `json:"filenames"`
+			NumFiles   int      `json:"numFiles"`
+			TotalFiles int      `json:"totalFiles"`
+			page
+		}{r.Mode, r.Filenames, r.NumFiles, r.TotalFiles, p})
+	case modeCount:
+		return json.Marshal(struct {
+			Mode       string   `json:"mode"`
+			NumFiles   int      `json:"numFiles"`
+			Filenames  []string `json:"filenames"`
+			Content    string   `json:"content"`
+			NumMatches int      `json:"numMatches"`
+			page
+		}{r.Mode, r.NumFiles, r.Filenames, r.Content, r.NumMatches, p})
+	}
+	return json.Marshal(struct {
+		Mode       string   `json:"mode"`
+		NumFiles   int      `json:"numFiles"`
+		Filenames  []string `json:"filenames"`
+		Content    string   `json:"content"`
+		NumLines   int      `json:"numLines"`
+		TotalLines int      `json:"totalLines"`
+		page
+	}{r.Mode, r.NumFiles, r.Filenames, r.Content, r.NumLines, r.TotalLines, p})
 }
 
 // render turns what was found into the model's text and the structured
@@ -363,6 +408,7 @@ func (out *grepOutcome) render(req *grepRequest) (string, GrepResult) {
 			return comparePaths(a.path, b.path)
 		})
 		total = len(out.files)
+		res.TotalFiles = total
 		for _, f := range window(out.files, req.offset, req.limit) {
 			res.Filenames = append(res.Filenames, f.display)
 			b.WriteString(f.display)
@@ -386,7 +432,7 @@ func (out *grepOutcome) render(req *grepRequest) (string, GrepResult) {
 		unit = "lines"
 		sortByPath(out.files)
 		total, shown = writeContent(&b, out.files, req)
-		res.NumLines = shown
+		res.NumLines, res.TotalLines = shown, total
 	}
 	text := strings.TrimSuffix(b.String(), "\n")
 	if req.opts.mode != modeFiles {

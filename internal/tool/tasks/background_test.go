@@ -23,8 +23,13 @@ func TestBackgroundTaskFlow(t *testing.T) {
 	if r.IsError || !strings.Contains(tooltest.Text(r), "bash_1") || !strings.Contains(tooltest.Text(r), "TaskOutput") {
 		t.Fatalf("start: %q", tooltest.Text(r))
 	}
-	if got := tooltest.Structured(t, r); got != `{"stdout":"","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false,"backgroundTaskId":"bash_1"}` {
-		t.Fatalf("structured %s", got)
+	var started struct {
+		ID   string `json:"backgroundTaskId"`
+		Path string `json:"backgroundOutputPath"`
+	}
+	if got := tooltest.Structured(t, r); !strings.HasPrefix(got, `{"stdout":"","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false,"backgroundTaskId":"bash_1","backgroundOutputPath":`) ||
+		json.Unmarshal([]byte(got), &started) != nil || !strings.Contains(tooltest.Text(r), started.Path) {
+		t.Fatalf("structured %s: the output path is not the one the text names", got)
 	}
 
 	// Poll without blocking until the first line is there.

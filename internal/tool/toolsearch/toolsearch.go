@@ -36,8 +36,8 @@ type input struct {
 
 // Result is the structured result.
 type Result struct {
-	Query   string   `json:"query"`
 	Matches []string `json:"matches"`
+	Query   string   `json:"query"`
 	Missing []string `json:"missing,omitempty"`
 	Total   int      `json:"total_deferred_tools"`
 }
@@ -61,7 +61,7 @@ func (t searchTool) Run(_ context.Context, env *tool.Env, raw json.RawMessage) (
 			deferred = append(deferred, tl)
 		}
 	}
-	res := Result{Query: in.Query, Matches: []string{}, Total: len(deferred)}
+	res := Result{Matches: []string{}, Query: in.Query, Total: len(deferred)}
 	q := strings.TrimSpace(in.Query)
 	if names, ok := strings.CutPrefix(q, "select:"); ok {
 		for _, n := range strings.Split(names, ",") {
@@ -82,7 +82,7 @@ func (t searchTool) Run(_ context.Context, env *tool.Env, raw json.RawMessage) (
 		if max <= 0 {
 			max = 5
 		}
-		res.Matches = search(deferred, q, max)
+		res.Matches = append(res.Matches, search(deferred, q, max)...)
 	}
 	if len(res.Matches) == 0 {
 		msg := "No deferred tool matches " + fmt.Sprintf("%q", q) + "."

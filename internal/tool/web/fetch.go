@@ -118,7 +118,9 @@ func (f fetchTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage
 			"The redirect was not followed. If that address is what you want, call WebFetch again with url %q.",
 			u, p.code, p.codeText, p.redirect, p.redirect), false)
 	case p.code < 200 || p.code > 299:
-		return finish(fmt.Sprintf("Fetching %s failed: HTTP %d %s.", u, p.code, p.codeText), true)
+		// The fetch worked and its answer is the status, as Claude Code
+		// reports it: a result, not a failed call.
+		return finish(fmt.Sprintf("Fetching %s failed: HTTP %d %s.", u, p.code, p.codeText), false)
 	case p.binary:
 		return finish(fmt.Sprintf("%s is %s content, which WebFetch cannot read: it reads HTML, text and JSON.", u, p.mediaType), true)
 	case strings.TrimSpace(p.content) == "":

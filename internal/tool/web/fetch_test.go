@@ -160,7 +160,7 @@ func TestFetchResultsWithoutModel(t *testing.T) {
 	}
 
 	res, fr = runFetch(t, f, env, fmt.Sprintf(`{"url":%q,"prompt":"p"}`, site.URL+"/missing"))
-	if !res.IsError || fr.Code != 404 || !strings.Contains(fr.Result, "HTTP 404 Not Found") {
+	if res.IsError || fr.Code != 404 || !strings.Contains(fr.Result, "HTTP 404 Not Found") {
 		t.Errorf("404: %v %+v", res.IsError, fr)
 	}
 

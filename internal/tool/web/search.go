@@ -48,6 +48,8 @@ type searchResult struct {
 	Query           string  `json:"query"`
 	Results         []any   `json:"results"`
 	DurationSeconds float64 `json:"durationSeconds"`
+	// SearchCount is how many searches the model ran.
+	SearchCount int `json:"searchCount"`
 }
 
 type searchHits struct {
@@ -117,13 +119,24 @@ func (s searchTool) Run(ctx context.Context, env *tool.Env, input json.RawMessag
 	}
 
 	results, hits, failures := collect(blocks)
-	structured := searchResult{Query: in.Query, Results: results, DurationSeconds: time.Since(start).Seconds()}
+	structured := searchResult{Query: in.Query, Results: results, DurationSeconds: time.Since(start).Seconds(), SearchCount: searches(blocks)}
 	text := render(in.Query, results, hits)
 	isError := len(hits) == 0 && len(failures) > 0
 	if isError {
 		text = fmt.Sprintf("Web search for %q failed: %s.", in.Query, strings.Join(failures, ", "))
 	}
 	return tool.Result{Content: []llm.Block{llm.Text(text)}, IsError: isError, Structured: structured}, nil
+}
+
+// searches counts the searches the model ran (its server tool calls).
+func searches(blocks []llm.Block) int {
+	n := 0
+	for _, b := range blocks {
+		if b.Type == llm.TypeServerToolUse {
+			n++
+		}
+	}
+	return n
 }
 
 // collect reads the model's answer: its text (consecutive text blocks,
