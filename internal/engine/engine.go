@@ -65,6 +65,9 @@ type Config struct {
 	MaxBudgetUSD float64 // 0: no limit
 	MaxTokens    int     // 0: the model's max output
 	Thinking     *llm.Thinking
+	// Effort is the reasoning effort every request asks for, on models
+	// that take one ("": none, the API's default).
+	Effort string
 	// Betas are API beta features every request asks for
 	// (anthropic-beta).
 	Betas []string

@@ -29,6 +29,12 @@ func (s *Session) buildRequest() *llm.Request {
 	}
 	s.sentTools = req.Tools
 	req.Betas = append(req.Betas, s.cfg.Betas...)
+	if s.cfg.Effort != "" && model.Effort {
+		req.Effort = s.cfg.Effort
+		if !slices.Contains(req.Betas, llm.EffortBeta) {
+			req.Betas = append(req.Betas, llm.EffortBeta)
+		}
+	}
 	for _, t := range req.Tools {
 		if t.DeferLoading && !slices.Contains(req.Betas, ToolSearchBeta) {
 			// Deferred tools stay out of the context until a tool search

@@ -23,17 +23,26 @@ type ToolSpec struct {
 type Thinking struct {
 	Type         string `json:"type"`
 	BudgetTokens int    `json:"budget_tokens,omitempty"`
+	// Display is how thinking comes back: "summarized" or "omitted" (""
+	// leaves the API's default).
+	Display string `json:"display,omitempty"`
 }
+
+// EffortBeta is the anthropic-beta value a request with an effort needs.
+const EffortBeta = "effort-2025-11-24"
 
 // Request is one Messages API call. Its JSON form (Body) is what goes on the
 // wire, built by hand so that the bytes of an unchanged prefix never move.
 type Request struct {
-	Model       string
-	System      []Block // text blocks
-	Messages    []Message
-	Tools       []ToolSpec
-	MaxTokens   int
-	Thinking    *Thinking
+	Model     string
+	System    []Block // text blocks
+	Messages  []Message
+	Tools     []ToolSpec
+	MaxTokens int
+	Thinking  *Thinking
+	// Effort is output_config.effort: low, medium, high, xhigh or max (""
+	// sends none, and the API works at its default, high).
+	Effort      string
 	ToolChoice  json.RawMessage
 	Temperature *float64
 	UserID      string // metadata.user_id
@@ -96,6 +105,11 @@ func (r *Request) Body() ([]byte, error) {
 	if r.Thinking != nil {
 		buf.WriteString(`,"thinking":`)
 		writeJSON(&buf, r.Thinking)
+	}
+	if r.Effort != "" {
+		buf.WriteString(`,"output_config":{"effort":`)
+		writeString(&buf, r.Effort)
+		buf.WriteByte('}')
 	}
 	if r.Temperature != nil {
 		buf.WriteString(`,"temperature":`)

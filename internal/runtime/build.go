@@ -87,6 +87,7 @@ type thread struct {
 	// and from the parent in a subagent.
 	fallback llm.Model
 	thinking *llm.Thinking
+	effort   string
 	betas    []string
 	checker  *permission.Checker
 	wrap     shell.Wrapper
@@ -170,6 +171,7 @@ func (t *thread) startEngine(context.Context) error {
 		MaxTurns:          t.maxTurns(),
 		MaxBudgetUSD:      t.budget(),
 		Thinking:          t.thinking,
+		Effort:            t.effort,
 		Betas:             t.betas,
 		CacheTTL:          cacheTTL(s.getenv),
 		DisableCache:      s.getenv("DISABLE_PROMPT_CACHING") == "1",

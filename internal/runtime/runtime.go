@@ -63,6 +63,15 @@ type Config struct {
 	MaxTurns     int
 	MaxBudgetUSD float64
 	Betas        []string
+	// Thinking is the thinking mode: "adaptive" (or "enabled", the same),
+	// "disabled", or "" for the settings' alwaysThinkingEnabled (off when
+	// unset); Launch.MaxThinkingTokens, when set, asks for a fixed budget
+	// instead. ThinkingDisplay is how thinking comes back ("summarized",
+	// "omitted"; "" for the API's default).
+	Thinking, ThinkingDisplay string
+	// Effort is the reasoning effort asked of models that take one; ""
+	// for the settings' effortLevel, else none (the API's default, high).
+	Effort string
 	// Untrusted leaves the folder's own code off (see workspaceTrust).
 	Untrusted bool
 	// Hooks are the caller's hook callbacks (code, not files: the settings'
