@@ -73,6 +73,9 @@ type Options struct {
 	// medium, high, xhigh or max; "" for the settings' effortLevel, else
 	// the API's default (high).
 	Effort string
+	// TaskBudget is the tokens the whole task may take: the main thread's
+	// requests tell the model, which paces itself by it (0: none).
+	TaskBudget int
 	// Tools is the set of built-in tools offered: nil for the default set,
 	// an empty non-nil slice for none.
 	Tools []string
@@ -216,6 +219,10 @@ type Options struct {
 	MCPServers map[string]MCPServerConfig
 	Agent      string
 	PluginDirs []string
+	// PluginDirsWithoutMCP are plugin folders loaded like PluginDirs but
+	// without the MCP servers they declare, for a host that runs those
+	// itself (the Agent SDK's skipMcpDiscovery).
+	PluginDirsWithoutMCP []string
 	// NoSessionPersistence writes no transcript.
 	NoSessionPersistence bool
 	// Env adds environment variables for tool processes and overrides the
@@ -353,6 +360,9 @@ func (o Options) config() (runtime.Config, error) {
 	if err := o.checkReasoning(); err != nil {
 		return runtime.Config{}, err
 	}
+	if o.TaskBudget < 0 {
+		return runtime.Config{}, fmt.Errorf("options: TaskBudget %d must not be negative", o.TaskBudget)
+	}
 	switch o.Restart {
 	case "", RestartClear, RestartReopen:
 	default:
@@ -377,8 +387,9 @@ func (o Options) config() (runtime.Config, error) {
 		Cwd: o.Cwd, SessionID: o.SessionID,
 		Continue: o.Continue, Resume: o.Resume, ForkSession: o.ForkSession, ResumeSessionAt: o.ResumeSessionAt,
 		MaxTurns: o.MaxTurns, MaxBudgetUSD: o.MaxBudgetUSD, Betas: o.Betas, Untrusted: o.Untrusted,
-		Thinking: o.Thinking, ThinkingDisplay: o.ThinkingDisplay, Effort: o.Effort,
-		Hooks: callbackHooks(o.Hooks), IncludeHookEvents: o.IncludeHookEvents, HookStatus: o.HookStatusMessages,
+		Thinking: o.Thinking, ThinkingDisplay: o.ThinkingDisplay, Effort: o.Effort, TaskBudget: o.TaskBudget,
+		PluginDirsWithoutMCP: o.PluginDirsWithoutMCP,
+		Hooks:                callbackHooks(o.Hooks), IncludeHookEvents: o.IncludeHookEvents, HookStatus: o.HookStatusMessages,
 		Agents: agentDefs(o.Agents), JSONSchema: o.JSONSchema,
 		MCPServers: mcpServers, InProcessMCP: inProcess, Sandbox: o.Sandbox.sandbox(), FileCheckpointing: o.FileCheckpointing,
 		Approve:       o.CanUseTool.approve(),

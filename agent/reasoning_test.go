@@ -32,13 +32,14 @@ func runOnce(t *testing.T, opts agent.Options, prompt string) *agent.Client {
 	return c
 }
 
-// Effort and thinking reach the API as Claude Code sends them
-// (output_config.effort with its beta, thinking adaptive with its display),
+// Effort, task budget and thinking reach the API as Claude Code sends them
+// (output_config.effort and task_budget with their betas, thinking
+// adaptive with its display),
 // and Info reports them with the prompt id the hooks saw.
 func TestClientEffortThinkingAndPromptID(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("a")))
 	opts := testOptions(t, srv)
-	opts.Effort, opts.Thinking, opts.ThinkingDisplay = "low", "enabled", "summarized"
+	opts.Effort, opts.Thinking, opts.ThinkingDisplay, opts.TaskBudget = "low", "enabled", "summarized", 50_000
 	var hookPromptID string
 	opts.Hooks = map[agent.HookEvent][]agent.HookMatcher{agent.HookUserPromptSubmit: {{Hooks: []agent.HookCallback{
 		func(_ context.Context, in agent.HookInput, _ json.RawMessage) (*agent.HookOutput, error) {
@@ -49,7 +50,11 @@ func TestClientEffortThinkingAndPromptID(t *testing.T) {
 	req := srv.Requests()[0]
 	var body struct {
 		OutputConfig struct {
-			Effort string `json:"effort"`
+			Effort     string `json:"effort"`
+			TaskBudget struct {
+				Type  string `json:"type"`
+				Total int    `json:"total"`
+			} `json:"task_budget"`
 		} `json:"output_config"`
 	}
 	if err := json.Unmarshal(req.Body, &body); err != nil {
@@ -57,6 +62,9 @@ func TestClientEffortThinkingAndPromptID(t *testing.T) {
 	}
 	if body.OutputConfig.Effort != "low" || !strings.Contains(req.Header.Get("anthropic-beta"), "effort-2025-11-24") {
 		t.Errorf("effort %q, betas %q", body.OutputConfig.Effort, req.Header.Get("anthropic-beta"))
+	}
+	if tb := body.OutputConfig.TaskBudget; tb.Type != "tokens" || tb.Total != 50_000 || !strings.Contains(req.Header.Get("anthropic-beta"), "task-budgets-2026-03-13") {
+		t.Errorf("task budget %+v, betas %q", tb, req.Header.Get("anthropic-beta"))
 	}
 	if string(req.Thinking) != `{"type":"adaptive","display":"summarized"}` {
 		t.Errorf("thinking %s", req.Thinking)

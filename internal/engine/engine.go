@@ -68,6 +68,9 @@ type Config struct {
 	// Effort is the reasoning effort every request asks for, on models
 	// that take one ("": none, the API's default).
 	Effort string
+	// TaskBudget is the tokens the task may take, which every request
+	// tells the model (output_config.task_budget; 0: none).
+	TaskBudget int
 	// Betas are API beta features every request asks for
 	// (anthropic-beta).
 	Betas []string

@@ -31,9 +31,11 @@ func (s *Session) buildRequest() *llm.Request {
 	req.Betas = append(req.Betas, s.cfg.Betas...)
 	if s.cfg.Effort != "" && model.Effort {
 		req.Effort = s.cfg.Effort
-		if !slices.Contains(req.Betas, llm.EffortBeta) {
-			req.Betas = append(req.Betas, llm.EffortBeta)
-		}
+		req.Betas = addBeta(req.Betas, llm.EffortBeta)
+	}
+	if s.cfg.TaskBudget > 0 {
+		req.TaskBudget = s.cfg.TaskBudget
+		req.Betas = addBeta(req.Betas, llm.TaskBudgetBeta)
 	}
 	for _, t := range req.Tools {
 		if t.DeferLoading && !slices.Contains(req.Betas, ToolSearchBeta) {
@@ -118,4 +120,12 @@ func (s *Session) SentTools() []llm.ToolSpec {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.sentTools
+}
+
+// addBeta adds beta to betas unless it is there.
+func addBeta(betas []string, beta string) []string {
+	if slices.Contains(betas, beta) {
+		return betas
+	}
+	return append(betas, beta)
 }

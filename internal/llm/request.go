@@ -28,8 +28,12 @@ type Thinking struct {
 	Display string `json:"display,omitempty"`
 }
 
-// EffortBeta is the anthropic-beta value a request with an effort needs.
-const EffortBeta = "effort-2025-11-24"
+// EffortBeta and TaskBudgetBeta are the anthropic-beta values a request
+// with an effort, or with a task budget, needs.
+const (
+	EffortBeta     = "effort-2025-11-24"
+	TaskBudgetBeta = "task-budgets-2026-03-13"
+)
 
 // Request is one Messages API call. Its JSON form (Body) is what goes on the
 // wire, built by hand so that the bytes of an unchanged prefix never move.
@@ -42,7 +46,10 @@ type Request struct {
 	Thinking  *Thinking
 	// Effort is output_config.effort: low, medium, high, xhigh or max (""
 	// sends none, and the API works at its default, high).
-	Effort      string
+	Effort string
+	// TaskBudget is output_config.task_budget: the tokens the whole task
+	// may take, which the model paces itself by (0: none).
+	TaskBudget  int
 	ToolChoice  json.RawMessage
 	Temperature *float64
 	UserID      string // metadata.user_id
@@ -106,11 +113,7 @@ func (r *Request) Body() ([]byte, error) {
 		buf.WriteString(`,"thinking":`)
 		writeJSON(&buf, r.Thinking)
 	}
-	if r.Effort != "" {
-		buf.WriteString(`,"output_config":{"effort":`)
-		writeString(&buf, r.Effort)
-		buf.WriteByte('}')
-	}
+	r.writeOutputConfig(&buf)
 	if r.Temperature != nil {
 		buf.WriteString(`,"temperature":`)
 		buf.WriteString(strconv.FormatFloat(*r.Temperature, 'g', -1, 64))
@@ -171,4 +174,26 @@ func (r *Request) sizeHint() int {
 		}
 	}
 	return n
+}
+
+// writeOutputConfig writes output_config when the request has an effort or
+// a task budget.
+func (r *Request) writeOutputConfig(buf *bytes.Buffer) {
+	if r.Effort == "" && r.TaskBudget <= 0 {
+		return
+	}
+	buf.WriteString(`,"output_config":{`)
+	if r.Effort != "" {
+		buf.WriteString(`"effort":`)
+		writeString(buf, r.Effort)
+	}
+	if r.TaskBudget > 0 {
+		if r.Effort != "" {
+			buf.WriteByte(',')
+		}
+		buf.WriteString(`"task_budget":{"type":"tokens","total":`)
+		buf.WriteString(strconv.Itoa(r.TaskBudget))
+		buf.WriteByte('}')
+	}
+	buf.WriteByte('}')
 }

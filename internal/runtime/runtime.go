@@ -72,6 +72,12 @@ type Config struct {
 	// Effort is the reasoning effort asked of models that take one; ""
 	// for the settings' effortLevel, else none (the API's default, high).
 	Effort string
+	// TaskBudget is the tokens the main thread's task may take, told to the
+	// model with every request (0: none).
+	TaskBudget int
+	// PluginDirsWithoutMCP are plugin folders loaded without their MCP
+	// servers, which the caller runs itself (--plugin-dir-no-mcp).
+	PluginDirsWithoutMCP []string
 	// Untrusted leaves the folder's own code off (see workspaceTrust).
 	Untrusted bool
 	// Hooks are the caller's hook callbacks (code, not files: the settings'
