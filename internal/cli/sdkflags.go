@@ -32,11 +32,11 @@ const readmeSection = "Claude Code flags tack accepts and does not act on"
 func sdkFlags() []sdkFlag {
 	return []sdkFlag{
 		{Name: "await-initialize", Reason: "tack always reads an initialize request that comes first and applies it before the session starts; there is nothing to wait for on request."},
-		{Name: "initialize-fields", Value: true, Reason: "tack applies every field an initialize request carries (settings, disallowedTools, …); none needs announcing."},
+		{Name: "initialize-fields", Value: true, Reason: "tack applies the settings and disallowedTools an initialize request carries whether or not this flag announces them; there is nothing to opt into."},
 		{Name: "channels", Value: true, Reason: "tack has no channels: MCP servers cannot push messages into a session, so there are no channel servers to register."},
 		{Name: "assistant", Reason: "Claude Code's assistant mode (passed by Agent SDK 0.2.x); tack has no such mode."},
 		{Name: "proactive", Reason: "Claude Code's proactive mode (passed by Agent SDK 0.2.x), in which the model acts between prompts on its own; tack has no such mode."},
-		{Name: "managed-settings", Value: true, Pending: true, Reason: "not yet: policy settings from the SDK host are not applied; tack reads the managed-settings.json file only."},
+		{Name: "managed-settings", Value: true, Pending: true, Reason: "not yet: the restrictive policy settings an SDK host passes (managedSettings: deny and ask rules, allowManaged*Only locks, sandbox limits) are not applied; tack enforces the managed-settings.json file only."},
 		{Name: "managed-settings-in-initialize", Pending: true, Reason: "not yet: managed settings sent in initialize are not applied (the initialize response says managed_settings_applied: false)."},
 		{Name: "project-config-root", Value: true, Pending: true, Reason: "not yet: tack reads project settings, .mcp.json and .claude/ from the working directory, not from another root."},
 		{Name: "resume-drops-turn", Value: true, Pending: true, Reason: "not yet: --resume-session-at truncates as asked, without checking that what it drops belongs to the named turn."},
