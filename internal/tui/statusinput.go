@@ -89,7 +89,14 @@ func (m *Model) statusInput() statusInput {
 	name, window := modelDisplayName(m.modelID)
 	in.Model.ID, in.Model.DisplayName = m.modelID, name
 	in.Workspace.CurrentDir, in.Workspace.ProjectDir = m.cfg.cwd, m.cfg.cwd
-	in.Workspace.AddedDirs = append([]string{}, m.addDirs...)
+	// The session's directories start with the working one, which is not
+	// an added one.
+	in.Workspace.AddedDirs = []string{}
+	for _, d := range m.addDirs {
+		if d != m.cfg.cwd {
+			in.Workspace.AddedDirs = append(in.Workspace.AddedDirs, d)
+		}
+	}
 	in.Version = version.Version
 	in.OutputStyle.Name = info.OutputStyle
 	if in.OutputStyle.Name == "" {

@@ -47,7 +47,7 @@ func TestStatusLineInputAndLines(t *testing.T) {
 	h.be.info.OutputStyle = "Explanatory"
 	h.be.settings.StatusLine = &agent.StatusLineSettings{Type: "command", Padding: 2,
 		Command: "cat > status.json; printf 'first line\\nsecond line\\n'"}
-	h.m.addDirs = []string{"/other"}
+	h.m.addDirs = []string{dir, "/other"} // as init lists them: the working directory first
 	h.be.info.PromptID, h.be.info.Effort, h.be.info.Thinking = "p1", "medium", true
 
 	msg := assistant(agent.TextBlock("done"))
