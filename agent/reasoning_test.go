@@ -76,6 +76,16 @@ func TestClientEffortThinkingAndPromptID(t *testing.T) {
 	if hookPromptID == "" || info.PromptID != hookPromptID {
 		t.Errorf("info prompt id %q, the hook's %q", info.PromptID, hookPromptID)
 	}
+	// The transcript's prompt record carries it as promptId, as Claude
+	// Code's does.
+	c.Close()
+	transcript, err := os.ReadFile(info.TranscriptPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(transcript), `"promptId":"`+hookPromptID+`"`); n != 1 {
+		t.Errorf("%d records with promptId %s in:\n%s", n, hookPromptID, transcript)
+	}
 }
 
 // Unset, no effort and no thinking are sent: Info says the API's default

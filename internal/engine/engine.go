@@ -604,12 +604,14 @@ func (r *run) appendPrompt(content []llm.Block) {
 	if id == "" {
 		id = uuid.NewString()
 	}
+	msg := &protocol.User{Type: "user", Message: llm.Message{Role: llm.RoleUser, Content: content},
+		ParentToolUseID: r.parentID, SessionID: s.cfg.SessionID, UUID: id, PromptID: r.promptID}
 	if !merge {
-		r.appendUserAs(id, llm.Message{Role: llm.RoleUser, Content: content}, nil, false)
-		return
+		s.mu.Lock()
+		s.messages = append(s.messages, msg.Message)
+		s.mu.Unlock()
 	}
-	r.record(&protocol.User{Type: "user", Message: llm.Message{Role: llm.RoleUser, Content: content},
-		ParentToolUseID: r.parentID, SessionID: s.cfg.SessionID, UUID: id})
+	r.record(msg)
 }
 
 // appendUser adds a user message to the conversation and records it. emitted
