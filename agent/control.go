@@ -28,6 +28,14 @@ type ClientInfo struct {
 	// none); OutputStyle the name of its output style.
 	TranscriptPath string
 	OutputStyle    string
+	// PromptID is the id of the latest prompt ("" before the first): the
+	// prompt_id its hook payloads carry.
+	PromptID string
+	// Effort is the reasoning effort the session's requests work at (the
+	// one asked for, else the API's default, "high"); "" when the model
+	// takes none. Thinking says whether the requests ask for thinking.
+	Effort   string
+	Thinking bool
 }
 
 // CommandInfo describes a slash command: a skill or command the user may
@@ -59,6 +67,9 @@ func infoOf(in runtime.Info) ClientInfo {
 		MCPServers:     convert(init.MCPServers, mcpStatusOf),
 		TranscriptPath: in.TranscriptPath,
 		OutputStyle:    init.OutputStyle,
+		PromptID:       in.PromptID,
+		Effort:         in.Effort,
+		Thinking:       in.Thinking,
 	}
 	for _, c := range in.Commands {
 		out.CommandDetails = append(out.CommandDetails, CommandInfo(c))

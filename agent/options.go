@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/tackcode/tack/internal/runtime"
 )
@@ -60,6 +62,20 @@ type Options struct {
 	MaxBudgetUSD float64
 	// MaxThinkingTokens enables extended thinking with this budget (0: off).
 	MaxThinkingTokens int
+	// Thinking is the thinking mode: "adaptive" ("enabled" is the same:
+	// the model decides how much to think), "disabled", or "" for the
+	// settings' alwaysThinkingEnabled (off when unset). ThinkingDisplay is
+	// how thinking comes back: "summarized" or "omitted" ("" for the API's
+	// default).
+	Thinking        string
+	ThinkingDisplay string
+	// Effort is the reasoning effort asked of models that take one: low,
+	// medium, high, xhigh or max; "" for the settings' effortLevel, else
+	// the API's default (high).
+	Effort string
+	// TaskBudget is the tokens the whole task may take: the main thread's
+	// requests tell the model, which paces itself by it (0: none).
+	TaskBudget int
 	// Tools is the set of built-in tools offered: nil for the default set,
 	// an empty non-nil slice for none.
 	Tools []string
@@ -207,6 +223,10 @@ type Options struct {
 	MCPServers map[string]MCPServerConfig
 	Agent      string
 	PluginDirs []string
+	// PluginDirsWithoutMCP are plugin folders loaded like PluginDirs but
+	// without the MCP servers they declare, for a host that runs those
+	// itself (the Agent SDK's skipMcpDiscovery).
+	PluginDirsWithoutMCP []string
 	// NoSessionPersistence writes no transcript.
 	NoSessionPersistence bool
 	// Env adds environment variables for tool processes and overrides the
@@ -365,6 +385,12 @@ func (o Options) config() (runtime.Config, error) {
 	default:
 		return runtime.Config{}, fmt.Errorf("options: unknown Setup trigger %q (want %q or %q)", o.Setup, SetupInit, SetupMaintenance)
 	}
+	if err := o.checkReasoning(); err != nil {
+		return runtime.Config{}, err
+	}
+	if o.TaskBudget < 0 {
+		return runtime.Config{}, fmt.Errorf("options: TaskBudget %d must not be negative", o.TaskBudget)
+	}
 	switch o.Restart {
 	case "", RestartClear, RestartReopen:
 	default:
@@ -389,7 +415,9 @@ func (o Options) config() (runtime.Config, error) {
 		Cwd: o.Cwd, SessionID: o.SessionID,
 		Continue: o.Continue, Resume: o.Resume, ForkSession: o.ForkSession, ResumeSessionAt: o.ResumeSessionAt,
 		MaxTurns: o.MaxTurns, MaxBudgetUSD: o.MaxBudgetUSD, Betas: o.Betas, Untrusted: o.Untrusted,
-		Hooks: callbackHooks(o.Hooks), IncludeHookEvents: o.IncludeHookEvents, HookStatus: o.HookStatusMessages,
+		Thinking: o.Thinking, ThinkingDisplay: o.ThinkingDisplay, Effort: o.Effort, TaskBudget: o.TaskBudget,
+		PluginDirsWithoutMCP: o.PluginDirsWithoutMCP,
+		Hooks:                callbackHooks(o.Hooks), IncludeHookEvents: o.IncludeHookEvents, HookStatus: o.HookStatusMessages,
 		Agents: agentDefs(o.Agents), JSONSchema: o.JSONSchema,
 		MCPServers: mcpServers, InProcessMCP: inProcess, Sandbox: o.Sandbox.sandbox(), FileCheckpointing: o.FileCheckpointing,
 		Approve:       o.CanUseTool.approve(),
@@ -400,6 +428,27 @@ func (o Options) config() (runtime.Config, error) {
 	}
 	return cfg, nil
 }
+
+// checkReasoning refuses a thinking mode, display or effort the API does
+// not know, naming the option.
+func (o Options) checkReasoning() error {
+	for _, c := range []struct {
+		name, value string
+		want        []string
+	}{
+		{"Thinking", o.Thinking, []string{"adaptive", "enabled", "disabled"}},
+		{"ThinkingDisplay", o.ThinkingDisplay, []string{"summarized", "omitted"}},
+		{"Effort", o.Effort, EffortLevels()},
+	} {
+		if c.value != "" && !slices.Contains(c.want, c.value) {
+			return fmt.Errorf("options: unknown %s %q (want %s)", c.name, c.value, strings.Join(c.want, ", "))
+		}
+	}
+	return nil
+}
+
+// EffortLevels are the efforts Options.Effort takes, lowest first.
+func EffortLevels() []string { return []string{"low", "medium", "high", "xhigh", "max"} }
 
 // approve is the callback as the runtime asks it; nil for none.
 func (cb CanUseTool) approve() func(context.Context, runtime.ApprovalRequest) (runtime.Approval, error) {

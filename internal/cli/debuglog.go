@@ -131,7 +131,7 @@ func writeAttr(b *strings.Builder, a slog.Attr) {
 // Claude Code's are. It returns nil when no debug log is asked for, and
 // the function that closes it. --debug-file implies --debug.
 func (f *printFlags) debugLog(cmd *cobra.Command, stdio IO, ui bool) (*slog.Logger, func(), error) {
-	if !cmd.Flags().Changed("debug") && f.debugFile == "" {
+	if !cmd.Flags().Changed("debug") && f.debugFile == "" && !f.debugToStderr {
 		return nil, func() {}, nil
 	}
 	filter, unknown := parseDebugFilter(f.debug)
@@ -139,7 +139,7 @@ func (f *printFlags) debugLog(cmd *cobra.Command, stdio IO, ui bool) (*slog.Logg
 		fmt.Fprintf(stdio.Err, "tack: --debug: unknown categories %s (tack's are %s)\n", strings.Join(unknown, ", "), strings.Join(debugCategories, ", "))
 	}
 	path := f.debugFile
-	if path == "" && !ui {
+	if path == "" && (!ui || f.debugToStderr) {
 		return slog.New(newDebugHandler(stdio.Err, filter)), func() {}, nil
 	}
 	if path == "" {

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,6 +23,13 @@ type printFlags struct {
 	maxTurns             int
 	maxBudgetUSD         float64
 	maxThinkingTokens    int
+	thinking             string
+	thinkingDisplay      string
+	effort               string
+	taskBudget           int
+	permissionPrompts    string
+	pluginDirsNoMCP      []string
+	debugToStderr        bool
 	model                string
 	fallbackModel        string
 	systemPrompt         string
@@ -57,7 +65,7 @@ type printFlags struct {
 	// init, initOnly and maintenance run the Setup hooks (setup.go).
 	init, initOnly, maintenance bool
 	// ignored are flags of Claude Code's that tack accepts and does not
-	// act on (the Agent SDK passes them).
+	// act on, each for a reason (sdkflags.go).
 	ignored ignoredFlags
 	betas   []string
 }
@@ -74,6 +82,11 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.Float64Var(&f.maxBudgetUSD, "max-budget-usd", 0, "stop once this much has been spent, in USD (0: no limit)")
 	fl.IntVar(&f.maxThinkingTokens, "max-thinking-tokens", 0, "enable extended thinking with this token budget")
 	fl.StringSliceVar(&f.betas, "betas", nil, "API beta features to ask for (comma separated)")
+	fl.StringVar(&f.thinking, "thinking", "", "thinking mode: adaptive (or enabled, the same) or disabled (default: the alwaysThinkingEnabled setting, else off)")
+	fl.StringVar(&f.thinkingDisplay, "thinking-display", "", "how thinking comes back: summarized or omitted")
+	fl.StringVar(&f.effort, "effort", "", "reasoning effort: low, medium, high, xhigh or max (default: the effortLevel setting, else the API's)")
+	fl.IntVar(&f.taskBudget, "task-budget", 0, "tokens the whole task may take, told to the model (output_config.task_budget)")
+	fl.StringVar(&f.permissionPrompts, "permission-prompts", "host", `who answers what needs approval: "host" (the SDK host or --permission-prompt-tool) or "none" (denied)`)
 	fl.StringVar(&f.model, "model", "", "model alias (opus, sonnet, haiku) or full model id")
 	fl.StringVar(&f.fallbackModel, "fallback-model", "", "model to use when the main one is overloaded")
 	fl.StringVar(&f.systemPrompt, "system-prompt", "", "replace tack's system prompt")
@@ -104,10 +117,12 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.agentName, "agent", "", "the agent the session runs as (recorded with the session)")
 	fl.StringVar(&f.agentsJSON, "agents", "", `more subagents, as JSON: {"name": {"description": "...", "prompt": "...", "tools": [...]}}`)
 	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "load a plugin from this folder (recorded with the session)")
+	fl.StringArrayVar(&f.pluginDirsNoMCP, "plugin-dir-no-mcp", nil, "like --plugin-dir, without the plugin's MCP servers (the caller runs them)")
 	fl.StringVar(&f.jsonSchema, "json-schema", "", "a JSON Schema (an object) the final answer must match; it comes back as structured_output in the result")
 	fl.StringVarP(&f.debug, "debug", "d", "", "debug log of API requests, hooks, MCP servers and permission decisions; optional `categories` (\"api,hooks\", \"!mcp\")")
 	fl.Lookup("debug").NoOptDefVal = debugAll
 	fl.StringVar(&f.debugFile, "debug-file", "", "write the debug log to this file (implies --debug)")
+	fl.BoolVar(&f.debugToStderr, "debug-to-stderr", false, "write the debug log to stderr, also in the UI (implies --debug)")
 	fl.BoolVar(&f.bare, "bare", false, "minimal session: no CLAUDE.md, hooks, plugins, skills or MCP servers from files (flags still apply)")
 	fl.BoolVar(&f.init, "init", false, "run the Setup hooks (trigger init) as the session starts")
 	fl.BoolVar(&f.initOnly, "init-only", false, "run the Setup hooks (trigger init) and the SessionStart hooks, then exit")
@@ -126,6 +141,11 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 		MaxTurns:               f.maxTurns,
 		MaxBudgetUSD:           f.maxBudgetUSD,
 		MaxThinkingTokens:      f.maxThinkingTokens,
+		Thinking:               f.thinking,
+		ThinkingDisplay:        f.thinkingDisplay,
+		Effort:                 f.effort,
+		TaskBudget:             f.taskBudget,
+		PluginDirsWithoutMCP:   f.pluginDirsNoMCP,
 		AllowedTools:           splitRules(f.allowedTools),
 		DisallowedTools:        splitRules(f.disallowedTools),
 		PermissionMode:         agent.PermissionMode(f.permissionMode),
@@ -194,10 +214,33 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 	if opts.PermissionMode != "" && !opts.PermissionMode.Valid() {
 		return opts, cmdio.Usagef("invalid --permission-mode %q: want default, acceptEdits, plan, auto, bypassPermissions or dontAsk", f.permissionMode)
 	}
-	if f.maxTurns < 0 || f.maxBudgetUSD < 0 || f.maxThinkingTokens < 0 {
-		return opts, cmdio.Usagef("--max-turns, --max-budget-usd and --max-thinking-tokens must not be negative")
+	if f.maxTurns < 0 || f.maxBudgetUSD < 0 || f.maxThinkingTokens < 0 || f.taskBudget < 0 {
+		return opts, cmdio.Usagef("--max-turns, --max-budget-usd, --max-thinking-tokens and --task-budget must not be negative")
 	}
-	return opts, nil
+	return opts, f.reasoningFlags(&opts)
+}
+
+// reasoningFlags checks the choices of --thinking, --thinking-display,
+// --effort and --permission-prompts; "none" takes the approver away, so
+// that what needs approval is denied.
+func (f *printFlags) reasoningFlags(opts *agent.Options) error {
+	for _, c := range []struct {
+		flag, value string
+		want        []string
+	}{
+		{"thinking", f.thinking, []string{"enabled", "adaptive", "disabled"}},
+		{"thinking-display", f.thinkingDisplay, []string{"summarized", "omitted"}},
+		{"effort", f.effort, agent.EffortLevels()},
+		{"permission-prompts", f.permissionPrompts, []string{"host", "none"}},
+	} {
+		if c.value != "" && !slices.Contains(c.want, c.value) {
+			return cmdio.Usagef("invalid --%s %q: want %s", c.flag, c.value, strings.Join(c.want, ", "))
+		}
+	}
+	if f.permissionPrompts == "none" {
+		opts.PermissionPromptTool = ""
+	}
+	return nil
 }
 
 // splitRules splits tool lists given as "A,B", "A B" or repeated flags,

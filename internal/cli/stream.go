@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/tackcode/tack/internal/cli/cmdio"
 	"github.com/tackcode/tack/internal/sdkproto"
@@ -61,51 +60,6 @@ func truthy(v string) bool {
 		return true
 	}
 	return false
-}
-
-// ignoredFlags are Claude Code flags that the Agent SDK passes and tack
-// does not act on (yet). They are accepted, so that the SDK can drive tack,
-// and each one given is named in a warning on stderr.
-type ignoredFlags struct {
-	values map[string]*string
-}
-
-// ignoredValueFlags take a value; ignoredBoolFlags do not.
-var (
-	ignoredValueFlags = []string{"thinking", "thinking-display", "effort", "permission-prompts", "task-budget",
-		"project-config-root", "resume-drops-turn", "managed-settings", "plugin-dir-no-mcp", "initialize-fields"}
-	ignoredBoolFlags = []string{"await-initialize", "session-mirror", "managed-settings-in-initialize"}
-	// silentFlags change nothing tack does, so they are not warned about:
-	// tack always waits for an initialize that comes first, and reads
-	// whatever fields it carries.
-	silentFlags = []string{"await-initialize", "initialize-fields", "managed-settings-in-initialize"}
-)
-
-func (g *ignoredFlags) register(fl *pflag.FlagSet) {
-	g.values = map[string]*string{}
-	for _, name := range ignoredValueFlags {
-		g.values[name] = fl.String(name, "", "accepted for compatibility; ignored")
-		_ = fl.MarkHidden(name)
-	}
-	for _, name := range ignoredBoolFlags {
-		g.values[name] = fl.String(name, "", "accepted for compatibility; ignored")
-		fl.Lookup(name).NoOptDefVal = "true"
-		_ = fl.MarkHidden(name)
-	}
-}
-
-// warn names each ignored flag that was given.
-func (g *ignoredFlags) warn(fl *pflag.FlagSet, w io.Writer) {
-	fl.Visit(func(f *pflag.Flag) {
-		v, ok := g.values[f.Name]
-		if !ok || slices.Contains(silentFlags, f.Name) {
-			return
-		}
-		if f.Name == "thinking" && *v == "disabled" {
-			return // thinking is off unless asked for
-		}
-		fmt.Fprintf(w, "tack: ignoring --%s=%s: not supported yet\n", f.Name, *v)
-	})
 }
 
 // tolerateUnknownFlags lets print mode with stream-json input start despite

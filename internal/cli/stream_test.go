@@ -191,9 +191,10 @@ func (p *sdkPeer) kinds() []string {
 func TestStreamTwoTurnsInOneSession(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("first answer")), llmtest.Reply(llmtest.Text("second answer")))
 	t.Setenv("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1")
-	// Flags of the SDK's argv tack does not act on, and one it has never
-	// heard of, in both forms: warnings, not failures.
-	p := startPeer(t, srv, "--thinking=adaptive", "--effort", "high", "--betas=x", "--await-initialize", "--future-flag", "v", "--max-turns=5")
+	// Flags of the SDK's argv, in both forms, one tack accepts with nothing
+	// to do, one not acted on yet, and one it has never heard of: warnings
+	// for the last two, not failures.
+	p := startPeer(t, srv, "--thinking=adaptive", "--effort", "high", "--betas=x", "--await-initialize", "--session-mirror", "--future-flag", "v", "--max-turns=5")
 	p.controlRequest("init1", map[string]any{"subtype": "initialize", "systemPrompt": []string{"You are a terse test agent."},
 		"appendSystemPrompt": "Answer in one line.",
 		"agents":             map[string]any{"reviewer": map[string]any{"description": "Reviews diffs", "prompt": "You review.", "model": "haiku"}}})
@@ -271,13 +272,21 @@ func TestStreamTwoTurnsInOneSession(t *testing.T) {
 		t.Errorf("system prompt %q", sys)
 	}
 	stderr := p.errOut.String()
-	for _, w := range []string{"--thinking=adaptive", "--effort=high", "--future-flag"} {
+	for _, w := range []string{"--session-mirror", "--future-flag"} {
 		if !strings.Contains(stderr, w) {
 			t.Errorf("no warning about %s in stderr:\n%s", w, stderr)
 		}
 	}
+	// --thinking and --effort are honoured: adaptive thinking and the
+	// effort in every request, no warning.
+	if strings.Contains(stderr, "--thinking") || strings.Contains(stderr, "--effort") {
+		t.Errorf("a warning about a flag tack honours: %s", stderr)
+	}
+	if string(reqs[0].Thinking) != `{"type":"adaptive"}` || !strings.Contains(string(reqs[0].Body), `"output_config":{"effort":"high"}`) {
+		t.Errorf("thinking %s, body %.300s", reqs[0].Thinking, reqs[0].Body)
+	}
 	// --betas is honoured: every request asks for the beta.
-	if strings.Contains(stderr, "betas") || reqs[0].Header.Get("anthropic-beta") != "x" {
+	if strings.Contains(stderr, "betas") || !slices.Contains(strings.Split(reqs[0].Header.Get("anthropic-beta"), ","), "x") {
 		t.Errorf("--betas=x: stderr %q, anthropic-beta %q", stderr, reqs[0].Header.Get("anthropic-beta"))
 	}
 	if strings.Contains(stderr, "await-initialize") {

@@ -94,6 +94,7 @@ func merge(docs []*document) *Merged {
 			{"model", &out.Model, s.Model},
 			{"agent", &out.Agent, s.Agent},
 			{"outputStyle", &out.OutputStyle, s.OutputStyle},
+			{"effortLevel", &out.EffortLevel, s.EffortLevel},
 			{"apiKeyHelper", &out.APIKeyHelper, s.APIKeyHelper},
 			{"permissions.defaultMode", &out.Permissions.DefaultMode, s.Permissions.DefaultMode},
 		} {

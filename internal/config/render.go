@@ -41,6 +41,7 @@ func (m *Merged) Render(w io.Writer) error {
 	scalar("model", quote(s.Model))
 	scalar("agent", quote(s.Agent))
 	scalar("outputStyle", quote(s.OutputStyle))
+	scalar("effortLevel", quote(s.EffortLevel))
 	scalar("apiKeyHelper", quote(s.APIKeyHelper))
 	scalar("permissions.defaultMode", quote(s.Permissions.DefaultMode))
 	scalar("permissions.disableBypassPermissionsMode", quote("disable"))

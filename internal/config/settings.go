@@ -31,6 +31,9 @@ type Settings struct {
 	Model       string
 	Agent       string
 	OutputStyle string
+	// EffortLevel is the reasoning effort asked of models that take one:
+	// low, medium, high, xhigh or max.
+	EffortLevel string
 	StatusLine  *StatusLine
 
 	EnableAllProjectMcpServers *bool
@@ -184,7 +187,9 @@ func IsHookEvent(name string) bool {
 }
 
 var (
-	modes        = []string{"default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"}
+	modes = []string{"default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"}
+	// EffortLevels are the efforts the API takes, lowest first.
+	EffortLevels = []string{"low", "medium", "high", "xhigh", "max"}
 	hookTypes    = []string{"command", "http", "prompt", "agent", "mcp_tool"}
 	topLevelKeys = []string{
 		"permissions", "hooks", "env", "model", "agent", "outputStyle", "statusLine",
@@ -192,6 +197,7 @@ var (
 		"claudeMdExcludes", "disableAllHooks", "allowManagedHooksOnly", "allowedHttpHookUrls",
 		"httpHookAllowedEnvVars", "cleanupPeriodDays", "enabledPlugins", "apiKeyHelper",
 		"includeCoAuthoredBy", "includeGitInstructions", "alwaysThinkingEnabled", "sandbox", "requireWorkspaceTrust", "availableModels",
+		"effortLevel",
 	}
 	permissionKeys = []string{"allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode"}
 	matcherKeys    = []string{"matcher", "hooks"}
@@ -343,6 +349,8 @@ func (d *document) top(root *jsontree.Node) *Error {
 			err = d.scalarString(v, k, &s.Agent)
 		case "outputStyle":
 			err = d.scalarString(v, k, &s.OutputStyle)
+		case "effortLevel":
+			err = d.effortLevel(v, k, &s.EffortLevel)
 		case "apiKeyHelper":
 			err = d.scalarString(v, k, &s.APIKeyHelper)
 		case "statusLine":
@@ -408,6 +416,19 @@ func (d *document) top(root *jsontree.Node) *Error {
 // raw copies the text of n, so that the settings do not pin the whole file.
 func raw(src []byte, n *jsontree.Node) json.RawMessage {
 	return json.RawMessage(bytes.Clone(src[n.Off:n.End]))
+}
+
+// effortLevel reads a string that must be one of EffortLevels.
+func (d *document) effortLevel(n *jsontree.Node, path string, dst *string) *Error {
+	if n.Kind != jsontree.String {
+		return d.typeError(n, path, "a string")
+	}
+	if !contains(EffortLevels, n.Str) {
+		return d.fail(n.Off, path, fmt.Sprintf("unknown effort %q (want %s)", n.Str, orList(EffortLevels)), nil)
+	}
+	*dst = n.Str
+	d.origins[path] = d.at(n.Off)
+	return nil
 }
 
 func (d *document) scalarString(n *jsontree.Node, path string, dst *string) *Error {

@@ -65,6 +65,12 @@ type Config struct {
 	MaxBudgetUSD float64 // 0: no limit
 	MaxTokens    int     // 0: the model's max output
 	Thinking     *llm.Thinking
+	// Effort is the reasoning effort every request asks for, on models
+	// that take one ("": none, the API's default).
+	Effort string
+	// TaskBudget is the tokens the task may take, which every request
+	// tells the model (output_config.task_budget; 0: none).
+	TaskBudget int
 	// Betas are API beta features every request asks for
 	// (anthropic-beta).
 	Betas []string
@@ -617,12 +623,14 @@ func (r *run) appendPrompt(content []llm.Block) {
 	if id == "" {
 		id = uuid.NewString()
 	}
+	msg := &protocol.User{Type: "user", Message: llm.Message{Role: llm.RoleUser, Content: content},
+		ParentToolUseID: r.parentID, SessionID: s.cfg.SessionID, UUID: id, PromptID: r.promptID}
 	if !merge {
-		r.appendUserAs(id, llm.Message{Role: llm.RoleUser, Content: content}, nil, false)
-		return
+		s.mu.Lock()
+		s.messages = append(s.messages, msg.Message)
+		s.mu.Unlock()
 	}
-	r.record(&protocol.User{Type: "user", Message: llm.Message{Role: llm.RoleUser, Content: content},
-		ParentToolUseID: r.parentID, SessionID: s.cfg.SessionID, UUID: id})
+	r.record(msg)
 }
 
 // appendUser adds a user message to the conversation and records it. emitted

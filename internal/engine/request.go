@@ -30,6 +30,14 @@ func (s *Session) buildRequest() *llm.Request {
 	}
 	s.sentTools = req.Tools
 	req.Betas = append(req.Betas, s.cfg.Betas...)
+	if s.cfg.Effort != "" && model.Effort {
+		req.Effort = s.cfg.Effort
+		req.Betas = addBeta(req.Betas, llm.EffortBeta)
+	}
+	if s.cfg.TaskBudget > 0 {
+		req.TaskBudget = s.cfg.TaskBudget
+		req.Betas = addBeta(req.Betas, llm.TaskBudgetBeta)
+	}
 	for _, t := range req.Tools {
 		if t.DeferLoading && !slices.Contains(req.Betas, ToolSearchBeta) {
 			// Deferred tools stay out of the context until a tool search
@@ -113,4 +121,12 @@ func (s *Session) SentTools() []llm.ToolSpec {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.sentTools
+}
+
+// addBeta adds beta to betas unless it is there.
+func addBeta(betas []string, beta string) []string {
+	if slices.Contains(betas, beta) {
+		return betas
+	}
+	return append(betas, beta)
 }

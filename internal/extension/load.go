@@ -31,8 +31,10 @@ type Options struct {
 	// --setting-sources does (config.ScopeUser, config.ScopeProject); nil
 	// means both, an empty list neither.
 	Sources []config.Scope
-	// PluginDirs are --plugin-dir folders, loaded as plugins.
-	PluginDirs []string
+	// PluginDirs are --plugin-dir folders, loaded as plugins;
+	// PluginDirsWithoutMCP are loaded likewise but bring no MCP servers
+	// (--plugin-dir-no-mcp: the caller runs them itself).
+	PluginDirs, PluginDirsWithoutMCP []string
 	// EnabledPlugins is the merged settings' enabledPlugins: each
 	// "name@marketplace" set to true is loaded from the plugins installed
 	// under <ConfigDir>/plugins.
@@ -251,9 +253,12 @@ func resolve[T any](cands []*T, name func(*T) string, shadow func(t, by *T)) (wi
 func (set *Set) loadPlugins(opts Options) {
 	pl := pluginLoader{known: opts.KnownTool, getenv: opts.Getenv}
 	seen := map[string]string{}
-	add := func(root, id string) {
+	add := func(root, id string, withMCP bool) {
 		p, probs, err := pl.load(root, id)
 		set.problems = append(set.problems, probs...)
+		if err == nil && !withMCP {
+			p.MCPServers = nil
+		}
 		if err != nil {
 			set.problems = append(set.problems, err)
 			return
@@ -265,11 +270,11 @@ func (set *Set) loadPlugins(opts Options) {
 		seen[p.Name] = p.Root
 		set.plugins = append(set.plugins, p)
 	}
-	for _, d := range opts.PluginDirs {
+	for i, d := range slices.Concat(opts.PluginDirs, opts.PluginDirsWithoutMCP) {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(opts.Cwd, d)
 		}
-		add(d, "")
+		add(d, "", i < len(opts.PluginDirs))
 	}
 	ids := make([]string, 0, len(opts.EnabledPlugins))
 	for id, on := range opts.EnabledPlugins {
@@ -293,7 +298,7 @@ func (set *Set) loadPlugins(opts Options) {
 			set.problems = append(set.problems, &config.Error{Source: config.Source{Path: store.installedPath()}, Key: id, Msg: fmt.Sprintf("plugin %s is enabled in the settings but not installed (tack plugin install %s)", id, id)})
 			continue
 		}
-		add(inst.InstallPath, id)
+		add(inst.InstallPath, id, true)
 	}
 }
 

@@ -277,3 +277,26 @@ func TestLenientFrontmatter(t *testing.T) {
 		t.Errorf("fix = %+v", s)
 	}
 }
+
+// A plugin of PluginDirsWithoutMCP brings everything but its MCP servers,
+// which the host runs itself.
+func TestPluginDirWithoutMCP(t *testing.T) {
+	e := newEnv(t)
+	plugin := seedPlugin(t, t.TempDir())
+	write(t, plugin, ".mcp.json", `{"mcpServers": {"greeter": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/log-command"}}}`)
+	o := e.opts()
+	o.PluginDirsWithoutMCP = []string{plugin}
+	set := Load(o)
+	if err := set.Err(); err != nil {
+		t.Fatalf("problems: %v", err)
+	}
+	if ps := set.Plugins(); len(ps) != 1 || ps[0].Name != "my-first-plugin" {
+		t.Fatalf("plugins = %+v", ps)
+	}
+	if len(set.Hooks()[hook.PreToolUse]) != 1 {
+		t.Errorf("the plugin's hooks are missing: %+v", set.Hooks())
+	}
+	if srvs := set.MCPServers(); len(srvs) != 0 {
+		t.Errorf("mcp servers = %+v, want none", srvs)
+	}
+}

@@ -28,7 +28,9 @@ type Model struct {
 	DisplayName   string   `json:"display_name"`
 	ContextWindow int      `json:"context_window"`
 	MaxOutput     int      `json:"max_output"`
-	Price         Price    `json:"price"`
+	// Effort says whether the model takes an effort (output_config.effort).
+	Effort bool  `json:"effort,omitempty"`
+	Price  Price `json:"price"`
 	// Known is false for an id absent from the catalogue: its limits are
 	// conservative guesses and its price is unknown (zero).
 	Known bool `json:"-"`

@@ -23,17 +23,33 @@ type ToolSpec struct {
 type Thinking struct {
 	Type         string `json:"type"`
 	BudgetTokens int    `json:"budget_tokens,omitempty"`
+	// Display is how thinking comes back: "summarized" or "omitted" (""
+	// leaves the API's default).
+	Display string `json:"display,omitempty"`
 }
+
+// EffortBeta and TaskBudgetBeta are the anthropic-beta values a request
+// with an effort, or with a task budget, needs.
+const (
+	EffortBeta     = "effort-2025-11-24"
+	TaskBudgetBeta = "task-budgets-2026-03-13"
+)
 
 // Request is one Messages API call. Its JSON form (Body) is what goes on the
 // wire, built by hand so that the bytes of an unchanged prefix never move.
 type Request struct {
-	Model       string
-	System      []Block // text blocks
-	Messages    []Message
-	Tools       []ToolSpec
-	MaxTokens   int
-	Thinking    *Thinking
+	Model     string
+	System    []Block // text blocks
+	Messages  []Message
+	Tools     []ToolSpec
+	MaxTokens int
+	Thinking  *Thinking
+	// Effort is output_config.effort: low, medium, high, xhigh or max (""
+	// sends none, and the API works at its default, high).
+	Effort string
+	// TaskBudget is output_config.task_budget: the tokens the whole task
+	// may take, which the model paces itself by (0: none).
+	TaskBudget  int
 	ToolChoice  json.RawMessage
 	Temperature *float64
 	UserID      string // metadata.user_id
@@ -91,6 +107,7 @@ func (r *Request) Body() ([]byte, error) {
 		buf.WriteString(`,"thinking":`)
 		writeJSON(&buf, r.Thinking)
 	}
+	r.writeOutputConfig(&buf)
 	if r.Temperature != nil {
 		buf.WriteString(`,"temperature":`)
 		buf.WriteString(strconv.FormatFloat(*r.Temperature, 'g', -1, 64))
@@ -164,4 +181,26 @@ func (r *Request) sizeHint() int {
 		}
 	}
 	return n
+}
+
+// writeOutputConfig writes output_config when the request has an effort or
+// a task budget.
+func (r *Request) writeOutputConfig(buf *bytes.Buffer) {
+	if r.Effort == "" && r.TaskBudget <= 0 {
+		return
+	}
+	buf.WriteString(`,"output_config":{`)
+	if r.Effort != "" {
+		buf.WriteString(`"effort":`)
+		writeString(buf, r.Effort)
+	}
+	if r.TaskBudget > 0 {
+		if r.Effort != "" {
+			buf.WriteByte(',')
+		}
+		buf.WriteString(`"task_budget":{"type":"tokens","total":`)
+		buf.WriteString(strconv.Itoa(r.TaskBudget))
+		buf.WriteByte('}')
+	}
+	buf.WriteByte('}')
 }

@@ -190,6 +190,10 @@ type User struct {
 	ToolUseResult any  `json:"tool_use_result,omitempty"`
 	IsSynthetic   bool `json:"isSynthetic,omitempty"`
 	IsReplay      bool `json:"isReplay,omitempty"`
+	// PromptID is set on a prompt's own message: the prompt_id its hooks
+	// and the status line see, which the transcript records as promptId.
+	// It is not part of the stream.
+	PromptID string `json:"-"`
 }
 
 func (*User) MessageType() string { return "user" }

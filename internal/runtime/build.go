@@ -87,6 +87,7 @@ type thread struct {
 	// and from the parent in a subagent.
 	fallback llm.Model
 	thinking *llm.Thinking
+	effort   string
 	betas    []string
 	checker  *permission.Checker
 	wrap     shell.Wrapper
@@ -170,6 +171,8 @@ func (t *thread) startEngine(context.Context) error {
 		MaxTurns:          t.maxTurns(),
 		MaxBudgetUSD:      t.budget(),
 		Thinking:          t.thinking,
+		Effort:            t.effort,
+		TaskBudget:        t.taskBudget(),
 		Betas:             t.betas,
 		CacheTTL:          cacheTTL(s.getenv),
 		DisableCache:      s.getenv("DISABLE_PROMPT_CACHING") == "1",
@@ -223,6 +226,15 @@ func (t *thread) budget() float64 {
 		return 0
 	}
 	return t.s.cfg.MaxBudgetUSD
+}
+
+// taskBudget is the task budget the thread's requests carry: the main
+// thread's only, as in Claude Code.
+func (t *thread) taskBudget() int {
+	if t.parent != nil {
+		return 0
+	}
+	return t.s.cfg.TaskBudget
 }
 
 // close releases what the thread owns (a subagent's worktree is closed by

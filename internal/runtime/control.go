@@ -29,6 +29,14 @@ type Info struct {
 	// TranscriptPath is the session's transcript file ("" when the session
 	// keeps none).
 	TranscriptPath string
+	// PromptID is the prompt_id of the latest prompt ("" before the
+	// first), the one its hook payloads carry.
+	PromptID string
+	// Effort is the effort the main thread's requests work at: the one
+	// asked for, or the API's default ("high") when none is; "" when the
+	// model takes none. Thinking says whether they ask for thinking.
+	Effort   string
+	Thinking bool
 }
 
 // CommandInfo describes a slash command.
@@ -45,7 +53,8 @@ type AgentInfo struct {
 // Info describes the session: what its init message says, with the
 // details of its commands and agents.
 func (s *Session) Info() Info {
-	out := Info{Init: s.initMessage().Init, Agents: []AgentInfo{}, TranscriptPath: s.transcriptPath()}
+	out := Info{Init: s.initMessage().Init, Agents: []AgentInfo{}, TranscriptPath: s.transcriptPath(), PromptID: s.currentPromptID()}
+	out.Effort, out.Thinking = s.main.reasoning()
 	for _, name := range out.Init.SlashCommands {
 		ci := CommandInfo{Name: name}
 		if s.skills != nil {
@@ -59,6 +68,18 @@ func (s *Session) Info() Info {
 		out.Agents = append(out.Agents, AgentInfo{Name: a.Name, Description: a.Description, Model: s.agents[a.Name].Model})
 	}
 	return out
+}
+
+// reasoning is the effort the thread's requests work at ("" when its
+// model takes none) and whether they ask for thinking.
+func (t *thread) reasoning() (effort string, thinking bool) {
+	if th := t.engine.Thinking(); th != nil && th.Type != "disabled" {
+		thinking = true
+	}
+	if t.engine.Model().Effort {
+		effort = firstNonEmpty(t.effort, "high")
+	}
+	return effort, thinking
 }
 
 // SetModel switches the model of the following requests ("" for the

@@ -55,15 +55,16 @@ func (s *Session) extOptions() (extension.Options, error) {
 		}
 	}
 	return extension.Options{
-		Cwd:            s.cwd,
-		ConfigDir:      config.DefaultConfigDir(s.getenv),
-		ManagedDir:     s.getenv("TACK_MANAGED_DIR"),
-		Home:           homeDir(s.getenv),
-		Sources:        sources,
-		PluginDirs:     s.cfg.PluginDirs,
-		EnabledPlugins: enabled,
-		AgentsJSON:     s.cfg.AgentsJSON,
-		Getenv:         s.getenv,
+		Cwd:                  s.cwd,
+		ConfigDir:            config.DefaultConfigDir(s.getenv),
+		ManagedDir:           s.getenv("TACK_MANAGED_DIR"),
+		Home:                 homeDir(s.getenv),
+		Sources:              sources,
+		PluginDirs:           s.cfg.PluginDirs,
+		PluginDirsWithoutMCP: s.cfg.PluginDirsWithoutMCP,
+		EnabledPlugins:       enabled,
+		AgentsJSON:           s.cfg.AgentsJSON,
+		Getenv:               s.getenv,
 	}, nil
 }
 

@@ -25,7 +25,7 @@ func (t *thread) chooseModel(context.Context) error {
 		if name != "" && name != "inherit" {
 			t.model = s.allowedOr(name, t.model, "agent "+t.spec.agentType)
 		}
-		t.thinking, t.betas = t.parent.engine.Thinking(), t.parent.betas
+		t.thinking, t.effort, t.betas = t.parent.engine.Thinking(), t.parent.effort, t.parent.betas
 		if t.parent.fallback.ID != t.model.ID {
 			t.fallback = t.parent.fallback
 		}
@@ -43,11 +43,30 @@ func (t *thread) chooseModel(context.Context) error {
 			return fmt.Errorf("the fallback model %s is the main model", t.fallback.ID)
 		}
 	}
-	if n := s.cfg.MaxThinkingTokens; n > 0 {
-		t.thinking = &llm.Thinking{Type: "enabled", BudgetTokens: n}
-	}
+	t.thinking = s.thinking()
+	t.effort = firstNonEmpty(s.cfg.Effort, s.settings.EffortLevel)
 	t.betas = s.cfg.Betas
 	return nil
+}
+
+// thinking is the main thread's extended thinking (nil: off): a fixed
+// budget (--max-thinking-tokens), else the mode asked for, else the
+// settings' alwaysThinkingEnabled. "enabled" without a budget is adaptive
+// thinking, as in Claude Code.
+func (s *Session) thinking() *llm.Thinking {
+	var t *llm.Thinking
+	switch mode := s.cfg.Thinking; {
+	case s.cfg.MaxThinkingTokens > 0 && mode != "disabled":
+		t = &llm.Thinking{Type: "enabled", BudgetTokens: s.cfg.MaxThinkingTokens}
+	case mode == "adaptive" || mode == "enabled":
+		t = &llm.Thinking{Type: "adaptive"}
+	case mode == "" && s.settings.AlwaysThinkingEnabled != nil && *s.settings.AlwaysThinkingEnabled:
+		t = &llm.Thinking{Type: "adaptive"}
+	}
+	if t != nil {
+		t.Display = s.cfg.ThinkingDisplay
+	}
+	return t
 }
 
 // mainModel is the main thread's model: the one asked for (name, else

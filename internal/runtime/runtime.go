@@ -64,6 +64,21 @@ type Config struct {
 	MaxTurns     int
 	MaxBudgetUSD float64
 	Betas        []string
+	// Thinking is the thinking mode: "adaptive" (or "enabled", the same),
+	// "disabled", or "" for the settings' alwaysThinkingEnabled (off when
+	// unset); Launch.MaxThinkingTokens, when set, asks for a fixed budget
+	// instead. ThinkingDisplay is how thinking comes back ("summarized",
+	// "omitted"; "" for the API's default).
+	Thinking, ThinkingDisplay string
+	// Effort is the reasoning effort asked of models that take one; ""
+	// for the settings' effortLevel, else none (the API's default, high).
+	Effort string
+	// TaskBudget is the tokens the main thread's task may take, told to the
+	// model with every request (0: none).
+	TaskBudget int
+	// PluginDirsWithoutMCP are plugin folders loaded without their MCP
+	// servers, which the caller runs itself (--plugin-dir-no-mcp).
+	PluginDirsWithoutMCP []string
 	// Untrusted leaves the folder's own code off (see workspaceTrust).
 	Untrusted bool
 	// Hooks are the caller's hook callbacks (code, not files: the settings'

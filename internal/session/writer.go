@@ -67,6 +67,7 @@ func (w *Writer) Leaf() string {
 type record struct {
 	ParentUUID                *string    `json:"parentUuid"`
 	IsSidechain               bool       `json:"isSidechain"`
+	PromptID                  string     `json:"promptId,omitempty"`
 	UserType                  string     `json:"userType"`
 	Cwd                       string     `json:"cwd"`
 	SessionID                 string     `json:"sessionId"`
@@ -135,7 +136,7 @@ func (w *Writer) Record(m protocol.Message) error {
 	switch m := m.(type) {
 	case *protocol.User:
 		rec = w.base(TypeUser, m.UUID)
-		rec.ToolUseResult = m.ToolUseResult
+		rec.ToolUseResult, rec.PromptID = m.ToolUseResult, m.PromptID
 		rec.Message = userMessage{Role: m.Message.Role, Content: m.Message.Content}
 	case *protocol.Assistant:
 		rec = w.base(TypeAssistant, m.UUID)

@@ -74,6 +74,7 @@ func (m *Model) rewound(r rewoundMsg) tea.Cmd {
 	t := m.turns[r.turn]
 	m.turns = m.turns[:r.turn]
 	m.lastUUID = t.before
+	m.cache.expectDrop() // the conversation the cache held is cut
 	info := m.be.Info()
 	m.sessionID, m.modelID, m.commands = info.SessionID, info.Model, info.Commands
 	if r.err != nil {

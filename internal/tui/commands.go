@@ -222,6 +222,9 @@ func (m *Model) cmdModel(args string) tea.Cmd {
 		m.printError(err.Error())
 		return nil
 	}
+	if id != m.modelID {
+		m.cache.expectDrop()
+	}
 	m.modelID = id
 	m.out("Set the model to " + m.modelID)
 	return m.refreshStatusLine()

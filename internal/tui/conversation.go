@@ -219,6 +219,7 @@ func (m *Model) assistant(msg *agent.AssistantMessage) {
 		m.lastContext = u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
 		m.lastUsage = &u
 	}
+	m.cache.observe(msg, m.now())
 	if msg.Error != "" && len(msg.Message.Content) == 0 {
 		m.printError(msg.Error)
 	}
@@ -317,6 +318,7 @@ func (m *Model) system(msg *agent.SystemMessage) tea.Cmd {
 			m.runNotice("Compacting the conversation…")
 		}
 	case "compact_boundary":
+		m.cache.expectDrop()
 		m.runNotice("")
 		m.print(m.st.dim.Render("✻ Conversation compacted"))
 	case "model_fallback":

@@ -151,6 +151,9 @@ type Model struct {
 	started   time.Time
 	lines     lineTally
 	lastUsage *agent.Usage
+	// cache is the prompt cache as the main thread's requests saw it
+	// (status line, promptcache.go).
+	cache promptCache
 
 	// printing: the scrollback is written in order, one print at a time.
 	outq       []string

@@ -97,6 +97,7 @@ func (m *Model) resetRun() {
 	m.streamedTexts = 0
 	m.cost = costTally{}
 	m.lastContext, m.lastUsage = 0, nil
+	m.cache = promptCache{}
 	info := m.be.Info()
 	m.sessionID, m.modelID, m.commands = info.SessionID, info.Model, info.Commands
 	if info.PermissionMode != "" {

@@ -15,7 +15,12 @@ type statusInput struct {
 	SessionID      string `json:"session_id"`
 	TranscriptPath string `json:"transcript_path"`
 	Cwd            string `json:"cwd"`
-	Model          struct {
+	// PromptID is the latest prompt's id, as its hook payloads carry it;
+	// left out before the first prompt, as Claude Code does.
+	PromptID string `json:"prompt_id,omitempty"`
+	// Effort is left out when the model takes none.
+	Effort *statusEffort `json:"effort,omitempty"`
+	Model  struct {
 		ID          string `json:"id"`
 		DisplayName string `json:"display_name"`
 	} `json:"model"`
@@ -37,8 +42,21 @@ type statusInput struct {
 	} `json:"cost"`
 	ContextWindow     statusContext `json:"context_window"`
 	ExceedsTokens200k bool          `json:"exceeds_200k_tokens"`
-	Vim               *statusVim    `json:"vim,omitempty"`
-	PermissionMode    string        `json:"permission_mode"`
+	// PromptCache is left out before the first request.
+	PromptCache *statusPromptCache `json:"prompt_cache,omitempty"`
+	// FastMode is Claude Code's faster output mode, which tack does not
+	// have: always false, what Claude Code sends with it off.
+	FastMode bool `json:"fast_mode"`
+	Thinking struct {
+		Enabled bool `json:"enabled"`
+	} `json:"thinking"`
+	Vim            *statusVim `json:"vim,omitempty"`
+	PermissionMode string     `json:"permission_mode"`
+}
+
+// statusEffort is the effort the requests work at.
+type statusEffort struct {
+	Level string `json:"level"`
 }
 
 // statusContext is the context window: the session's token totals, the
@@ -64,10 +82,21 @@ func (m *Model) statusInput() statusInput {
 	in.SessionID = m.sessionID
 	in.TranscriptPath = info.TranscriptPath
 	in.Cwd = m.cfg.cwd
+	in.PromptID = info.PromptID
+	if info.Effort != "" {
+		in.Effort = &statusEffort{Level: info.Effort}
+	}
 	name, window := modelDisplayName(m.modelID)
 	in.Model.ID, in.Model.DisplayName = m.modelID, name
 	in.Workspace.CurrentDir, in.Workspace.ProjectDir = m.cfg.cwd, m.cfg.cwd
-	in.Workspace.AddedDirs = append([]string{}, m.addDirs...)
+	// The session's directories start with the working one, which is not
+	// an added one.
+	in.Workspace.AddedDirs = []string{}
+	for _, d := range m.addDirs {
+		if d != m.cfg.cwd {
+			in.Workspace.AddedDirs = append(in.Workspace.AddedDirs, d)
+		}
+	}
 	in.Version = version.Version
 	in.OutputStyle.Name = info.OutputStyle
 	if in.OutputStyle.Name == "" {
@@ -79,6 +108,8 @@ func (m *Model) statusInput() statusInput {
 	in.Cost.TotalLinesAdded, in.Cost.TotalLinesRemoved = m.lines.added, m.lines.removed
 	in.ContextWindow = m.contextWindow(window)
 	in.ExceedsTokens200k = m.lastContext > 200_000
+	in.PromptCache = m.cache.status(m.now())
+	in.Thinking.Enabled = info.Thinking
 	switch m.vim.mode {
 	case vimInsert:
 		in.Vim = &statusVim{Mode: "INSERT"}

@@ -47,7 +47,8 @@ func TestStatusLineInputAndLines(t *testing.T) {
 	h.be.info.OutputStyle = "Explanatory"
 	h.be.settings.StatusLine = &agent.StatusLineSettings{Type: "command", Padding: 2,
 		Command: "cat > status.json; printf 'first line\\nsecond line\\n'"}
-	h.m.addDirs = []string{"/other"}
+	h.m.addDirs = []string{dir, "/other"} // as init lists them: the working directory first
+	h.be.info.PromptID, h.be.info.Effort, h.be.info.Thinking = "p1", "medium", true
 
 	msg := assistant(agent.TextBlock("done"))
 	msg.Message.Usage = agent.Usage{InputTokens: 30, OutputTokens: 40, CacheCreationInputTokens: 200_000, CacheReadInputTokens: 50_000}
@@ -81,7 +82,13 @@ func TestStatusLineInputAndLines(t *testing.T) {
 		"context_window.current_usage.output_tokens": 40.0,
 		"context_window.current_usage.cache_creation_input_tokens": 200_000.0,
 		"context_window.current_usage.cache_read_input_tokens":     50_000.0,
-		"exceeds_200k_tokens": true,
+		"exceeds_200k_tokens":             true,
+		"prompt_id":                       "p1",
+		"effort.level":                    "medium",
+		"thinking.enabled":                true,
+		"fast_mode":                       false,
+		"prompt_cache.requests":           1.0,
+		"prompt_cache.cache_write_tokens": 200_000.0,
 	}
 	for k, v := range want {
 		if got := field(in, k); got != v {
@@ -123,6 +130,19 @@ func TestStatusLineInputBeforeAnyRequest(t *testing.T) {
 			t.Errorf("context_window.%s = %v (present %v), want null", k, v, ok)
 		}
 	}
+	// No prompt yet, no request yet, a model without effort: the keys
+	// Claude Code leaves out; thinking off, fast mode off.
+	for _, k := range []string{"prompt_id", "prompt_cache", "effort"} {
+		if v, ok := in[k]; ok {
+			t.Errorf("%s = %v, want it left out", k, v)
+		}
+	}
+	if v, ok := field(in, "thinking.enabled").(bool); !ok || v {
+		t.Errorf("thinking.enabled = %v", field(in, "thinking.enabled"))
+	}
+	if v, ok := in["fast_mode"].(bool); !ok || v {
+		t.Errorf("fast_mode = %v", in["fast_mode"])
+	}
 	if got := field(in, "context_window.context_window_size"); got != 1_000_000.0 {
 		t.Errorf("context_window_size = %v", got)
 	}
@@ -142,4 +162,80 @@ func TestStatusLineRefreshWhileRunningRunsAgain(t *testing.T) {
 	if v := h.view(); !strings.Contains(v, "claude-haiku-4-5") {
 		t.Errorf("the status line does not show the last state:\n%s", v)
 	}
+}
+
+// prompt_cache follows the main thread's requests as Claude Code's does:
+// a first write is cold, a request reading the shared prefix is a hit, one
+// that reads far less of it than the last request held is a miss, unless a
+// drop was expected (a compaction) within the cache's lifetime; a
+// subagent's requests and the other blocks of one API message count for
+// nothing; warmth and expiry come from the last request's time and TTL.
+func TestStatusLinePromptCache(t *testing.T) {
+	h := newHarness(t)
+	saved := filepath.Join(h.m.cfg.cwd, "status.json")
+	h.be.settings.StatusLine = &agent.StatusLineSettings{Type: "command", Command: "cat > status.json"}
+	request := func(id string, input, read, written int64, ttl1h bool) *agent.AssistantMessage {
+		msg := assistant(agent.TextBlock("x"))
+		msg.Message.ID = id
+		msg.Message.Usage = agent.Usage{InputTokens: input, CacheReadInputTokens: read, CacheCreationInputTokens: written}
+		if ttl1h {
+			msg.Message.Usage.CacheCreation = &agent.CacheCreation{Ephemeral1h: written}
+		}
+		return msg
+	}
+	status := func() map[string]any {
+		t.Helper()
+		h.run(h.m.refreshStatusLine())
+		pc, _ := readStatusInput(t, saved)["prompt_cache"].(map[string]any)
+		if pc == nil {
+			t.Fatal("no prompt_cache")
+		}
+		return pc
+	}
+	check := func(step string, pc map[string]any, want map[string]any) {
+		t.Helper()
+		for k, v := range want {
+			if got := pc[k]; got != v {
+				t.Errorf("%s: prompt_cache.%s = %v (%T), want %v", step, k, got, got, v)
+			}
+		}
+	}
+
+	start := h.clock
+	h.send(engineMsg{msg: request("m1", 100, 0, 10_000, true)})
+	h.send(engineMsg{msg: request("m1", 100, 0, 10_000, true)}) // the same API message again
+	sub := request("m-sub", 50, 0, 90_000, false)
+	parent := "toolu_1"
+	sub.ParentToolUseID = &parent
+	h.send(engineMsg{msg: sub})
+	check("first write", status(), map[string]any{
+		"requests": 1.0, "misses": 0.0, "warm": true, "caching_observed": true, "ttl": "1h",
+		"cache_write_tokens": 10_000.0, "hit_ratio": 0.0, "recache_tokens_if_cold": 10_100.0,
+		"expires_at": float64(start.Add(time.Hour).Unix()), "last_miss_at": nil, "last_miss_cause": nil,
+	})
+	if mc, ok := status()["miss_causes"].(map[string]any); !ok || len(mc) != 0 {
+		t.Errorf("miss_causes = %v, want {}", status()["miss_causes"])
+	}
+
+	h.clock = start.Add(time.Minute)
+	h.send(engineMsg{msg: request("m2", 50, 10_000, 500, true)})
+	check("hit", status(), map[string]any{"requests": 2.0, "misses": 0.0, "ttl": "1h",
+		"hit_ratio": 10_000.0 / 20_650.0, "cache_write_tokens": 10_500.0,
+		"expires_at": float64(start.Add(61 * time.Minute).Unix())})
+
+	h.clock = start.Add(2 * time.Minute)
+	missAt := h.clock
+	h.send(engineMsg{msg: request("m3", 50, 0, 10_600, true)})
+	check("miss", status(), map[string]any{"requests": 3.0, "misses": 1.0, "expected_rebuilds": 0.0,
+		"miss_recache_tokens": 10_600.0, "last_miss_at": float64(missAt.Unix())})
+
+	h.send(engineMsg{msg: &agent.SystemMessage{Subtype: "compact_boundary"}})
+	check("drop expected", status(), map[string]any{"recache_tokens_if_cold": nil})
+	h.clock = start.Add(3 * time.Minute)
+	h.send(engineMsg{msg: request("m4", 3000, 0, 2000, true)})
+	check("expected rebuild", status(), map[string]any{"requests": 4.0, "misses": 1.0, "expected_rebuilds": 1.0,
+		"recache_tokens_if_cold": 5000.0})
+
+	h.clock = start.Add(3*time.Minute + time.Hour)
+	check("idle past the TTL", status(), map[string]any{"warm": false})
 }
