@@ -184,7 +184,7 @@ func TestResumeWithoutValue(t *testing.T) {
 func TestDebugLog(t *testing.T) {
 	e := newEnv(t)
 	e.extra = []string{"ANTHROPIC_API_KEY=sk-secret-canary"}
-	e.settings("settings.json", `{"permissions": {"allow": ["Bash(echo *)"]}, "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "exit 0"}]}]}}`)
+	e.settings("settings.local.json", `{"permissions": {"allow": ["Bash(echo *)"]}, "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "exit 0"}]}]}}`)
 	mcpCfg := `{"mcpServers": {"self": {"command": "` + tackBin + `", "args": ["mcp", "serve"]}}}`
 	turns := func() {
 		e.srv.Append(llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "echo hi"})), llmtest.Reply(llmtest.Text("done")))

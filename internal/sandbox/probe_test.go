@@ -190,7 +190,11 @@ type harness struct {
 	unixSock                                 string
 	tcpPort, udpPort                         int
 	before                                   map[string]string
-	fixed                                    []string
+	// canary is the name of the files probes try to create in shared
+	// folders (/etc, /tmp…): its own per harness, so that runs side by side
+	// do not see each other's.
+	canary string
+	fixed  []string
 }
 
 // newHarness builds a fresh world for one probe.
@@ -285,10 +289,15 @@ func newHarness(t *testing.T, be, exe string, uid, gid int, flags map[string]str
 			os.Chown(tmp, uid, gid)
 		}
 	}
-	h.fixed = []string{"/etc/tack-probe-canary", "/tmp/tack-probe-canary", "/var/tmp/tack-probe-canary", "/dev/shm/tack-probe-canary"}
-	for _, f := range h.fixed {
-		os.Remove(f)
+	h.canary = "tack-probe-canary-" + filepath.Base(base)
+	for _, dir := range []string{"/etc", "/tmp", "/var/tmp", "/dev/shm"} {
+		h.fixed = append(h.fixed, filepath.Join(dir, h.canary))
 	}
+	t.Cleanup(func() {
+		for _, f := range h.fixed {
+			os.Remove(f)
+		}
+	})
 	h.before = h.snapshot()
 	return h
 }
@@ -315,7 +324,7 @@ func (h *harness) run(script string, pty bool) result {
 	cmd := exec.CommandContext(ctx, "/bin/bash", "-c", script)
 	cmd.Dir = h.work
 	cmd.Env = append(append([]string(nil), h.env...),
-		"WORK="+h.work, "OUTSIDE="+h.outside, "HOSTPID="+strconv.Itoa(h.hostSleep.Process.Pid),
+		"WORK="+h.work, "OUTSIDE="+h.outside, "CANARY="+h.canary, "HOSTPID="+strconv.Itoa(h.hostSleep.Process.Pid),
 		"UNIXSOCK="+h.unixSock, "ABSTRACT="+h.abstract, "TCPPORT="+strconv.Itoa(h.tcpPort),
 		"UDPPORT="+strconv.Itoa(h.udpPort), "PROBE="+h.exeIn)
 	var out bytes.Buffer
