@@ -126,19 +126,7 @@ func (c *Client) SendPrompt(p Prompt) error {
 // no prompt is running it is queued like Send, and Inject returns false. A
 // message injected as a run ends is not lost: it runs as the next prompt.
 func (c *Client) Inject(text string) (delivered bool, err error) {
-	if strings.TrimSpace(text) == "" {
-		return false, errors.New("inject: empty message")
-	}
-	c.mu.Lock()
-	ended := c.sendEnded
-	c.mu.Unlock()
-	if ended {
-		return false, ErrClientClosed
-	}
-	if c.s.Inject([]llm.Block{llm.Text(text)}) {
-		return true, nil
-	}
-	return false, c.Send(text)
+	return c.InjectPrompt(Prompt{Text: text})
 }
 
 // InjectPrompt is Inject for a prompt with an id: with
