@@ -152,3 +152,21 @@ func TestManagedSettingsNotAnObject(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
+
+// TestStreamGetSettingsShowsTheHostLayer: get_settings lists the host's
+// managed settings as the policy layer, as far as they apply.
+func TestStreamGetSettingsShowsTheHostLayer(t *testing.T) {
+	srv := llmtest.New(t)
+	t.Setenv("TACK_MANAGED_SETTINGS", filepath.Join(t.TempDir(), "absent.json"))
+	p := startPeer(t, srv, "--managed-settings", `{"permissions": {"deny": ["Bash"], "defaultMode": "bypassPermissions"}, "model": "haiku"}`)
+	p.controlRequest("init1", map[string]any{"subtype": "initialize"})
+	p.until(isResponseTo("init1"))
+	got := p.ask("g", map[string]any{"subtype": "get_settings"})
+	if code := p.finish(); code != 0 {
+		t.Fatalf("exit %d: %s", code, p.errOut.String())
+	}
+	sources, _ := json.Marshal(got["sources"])
+	if want := `[{"path":"--managed-settings","settings":{"permissions":{"deny":["Bash"]}},"source":"policySettings"}]`; string(sources) != want {
+		t.Errorf("sources %s\nwant    %s", sources, want)
+	}
+}
