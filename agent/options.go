@@ -100,6 +100,16 @@ type Options struct {
 	// nil reads all three, an empty non-nil slice none. Settings and the
 	// managed settings are always read.
 	SettingSources []string
+	// ManagedSettings are policy settings the host imposes, as a JSON
+	// object (--managed-settings, the Agent SDK's managedSettings). Only
+	// what restricts applies — permissions.deny, ask, allow and
+	// additionalDirectories, disableBypassPermissionsMode, disableAllHooks
+	// and allowManagedHooksOnly (both as allowManagedHooksOnly),
+	// availableModels, the sandbox's strict values — as managed settings,
+	// under the administrator's managed-settings.json; every other key is
+	// dropped with a notice naming it. With a managed-settings.json present
+	// they apply only if it sets "parentSettingsBehavior": "merge".
+	ManagedSettings string
 	// Untrusted runs the session in a folder the user has not trusted (see
 	// CheckWorkspace): the folder's own code stays off. The zero value
 	// trusts the folder, as print mode and Claude Code's SDKs do, unless
@@ -415,7 +425,8 @@ func (o Options) config() (runtime.Config, error) {
 		Cwd: o.Cwd, SessionID: o.SessionID,
 		Continue: o.Continue, Resume: o.Resume, ForkSession: o.ForkSession, ResumeSessionAt: o.ResumeSessionAt,
 		MaxTurns: o.MaxTurns, MaxBudgetUSD: o.MaxBudgetUSD, Betas: o.Betas, Untrusted: o.Untrusted,
-		Thinking: o.Thinking, ThinkingDisplay: o.ThinkingDisplay, Effort: o.Effort, TaskBudget: o.TaskBudget,
+		ManagedSettings: o.ManagedSettings,
+		Thinking:        o.Thinking, ThinkingDisplay: o.ThinkingDisplay, Effort: o.Effort, TaskBudget: o.TaskBudget,
 		PluginDirsWithoutMCP: o.PluginDirsWithoutMCP,
 		Hooks:                callbackHooks(o.Hooks), IncludeHookEvents: o.IncludeHookEvents, HookStatus: o.HookStatusMessages,
 		Agents: agentDefs(o.Agents), JSONSchema: o.JSONSchema,
@@ -467,7 +478,7 @@ func (cb CanUseTool) approve() func(context.Context, runtime.ApprovalRequest) (r
 // folder without starting a session.
 func configOf(opts Options) runtime.Config {
 	return runtime.Config{Launch: runtime.Launch{Settings: opts.Settings, SettingSources: opts.SettingSources},
-		Cwd: opts.Cwd, Env: opts.Env, Untrusted: opts.Untrusted}
+		Cwd: opts.Cwd, Env: opts.Env, Untrusted: opts.Untrusted, ManagedSettings: opts.ManagedSettings}
 }
 
 // TextFiles holds the text of files for a session's file tools

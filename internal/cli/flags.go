@@ -44,6 +44,8 @@ type printFlags struct {
 	noSessionPersistence bool
 	settings             string
 	settingSources       string
+	managedSettings      string
+	managedInInitialize  bool
 	addDirs              []string
 	permissionPromptTool string
 	includeHookEvents    bool
@@ -102,6 +104,8 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.sessionID, "session-id", "", "use this session id (a UUID)")
 	fl.BoolVar(&f.noSessionPersistence, "no-session-persistence", false, "write no transcript for this session")
 	fl.StringVar(&f.settings, "settings", "", "a settings file, or inline JSON, read above the user, project and local settings")
+	fl.StringVar(&f.managedSettings, "managed-settings", "", "policy settings from the host, a JSON object: its restrictive keys apply as managed settings, the others are dropped with a notice")
+	fl.BoolVar(&f.managedInInitialize, "managed-settings-in-initialize", false, "stream-json: the host's managed settings come in the initialize request, which must carry them")
 	fl.StringVar(&f.settingSources, "setting-sources", "", "which settings files to read: user,project,local (default all; \"\" for none)")
 	fl.StringArrayVar(&f.addDirs, "add-dir", nil, "another working directory (repeatable)")
 	fl.StringVar(&f.permissionPromptTool, "permission-prompt-tool", "", "a tool that approves calls needing approval")
@@ -155,6 +159,7 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 		NoSessionPersistence:   f.noSessionPersistence,
 		Entrypoint:             "cli",
 		Settings:               f.settings,
+		ManagedSettings:        f.managedSettings,
 		PermissionPromptTool:   f.permissionPromptTool,
 		IncludeHookEvents:      f.includeHookEvents,
 		Continue:               f.continueSession,

@@ -26,6 +26,9 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 	if f.replayUser && (f.inputFormat != "stream-json" || f.outputFormat != "stream-json") {
 		return cmdio.Usagef("--replay-user-messages needs --input-format stream-json and --output-format stream-json")
 	}
+	if f.managedInInitialize && (f.inputFormat != "stream-json" || f.managedSettings != "") {
+		return cmdio.Usagef("--managed-settings-in-initialize needs --input-format stream-json, and no --managed-settings: the managed settings come in the initialize request")
+	}
 	switch f.inputFormat {
 	case "text":
 	case "stream-json":

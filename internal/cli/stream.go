@@ -47,6 +47,8 @@ func runStream(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error
 		Options:        opts,
 		SessionStates:  states,
 		HostOnlyStates: !emitStates,
+
+		ManagedSettingsInInitialize: f.managedInInitialize,
 	})
 	if code != 0 {
 		return &cmdio.ExitError{Code: code}

@@ -90,6 +90,10 @@ type LoadOptions struct {
 	// additionalDirectories, enabledPlugins, the MCP approvals, sandbox,
 	// model… — is left out and listed in Merged.Ignored.
 	Untrusted bool
+	// HostManaged is the managed settings an embedding host passes
+	// (--managed-settings, initialize's managedSettings): a JSON object, of
+	// which only restrictive keys apply (see hostmanaged.go). "" means none.
+	HostManaged string
 }
 
 // DefaultConfigDir is $CLAUDE_CONFIG_DIR, or ~/.claude.
@@ -291,6 +295,14 @@ func load(opts LoadOptions, fsys fileSystem) (*Merged, error) {
 		add([]byte(opts.FlagSettings), Source{Scope: ScopeFlag, Path: FlagPath})
 	}
 	read(managed)
+	if opts.HostManaged != "" {
+		host, err := hostManagedDoc(opts.HostManaged, &opts)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			layers = layHost(layers, host)
+		}
+	}
 
 	switch len(errs) {
 	case 0:

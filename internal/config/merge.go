@@ -25,6 +25,10 @@ type Merged struct {
 	// the folder is not trusted (LoadOptions.Untrusted): Text is the key
 	// ("hooks", "permissions.allow"), Source where it is written.
 	Ignored []Item
+	// HostManaged is what applies of the host's managed settings (the
+	// keys kept, at the values kept), as JSON values; nil when the host
+	// gave none or they were left out.
+	HostManaged map[string]any
 
 	origins map[string]Source
 }
@@ -81,6 +85,9 @@ func merge(docs []*document) *Merged {
 		m.Files = append(m.Files, doc.source)
 		m.Warnings = append(m.Warnings, doc.warnings...)
 		m.Ignored = append(m.Ignored, doc.ignored...)
+		if doc.hostView != nil {
+			m.HostManaged = doc.hostView
+		}
 		for k, src := range doc.origins {
 			m.origins[k] = src
 		}
@@ -120,7 +127,15 @@ func merge(docs []*document) *Merged {
 		if s.StatusLine != nil {
 			out.StatusLine = s.StatusLine
 		}
-		if s.Sandbox != nil {
+		switch {
+		case s.Sandbox != nil && doc.source.Path == HostManagedPath:
+			// A host's limits tighten the files' sandbox rather than
+			// replace it. A sandbox below that is no object stays as it
+			// is, for the sandbox's own check to refuse.
+			if layered, err := layerSandbox(out.Sandbox, s.Sandbox); err == nil {
+				out.Sandbox = layered
+			}
+		case s.Sandbox != nil:
 			out.Sandbox = s.Sandbox
 		}
 		if s.RequireWorkspaceTrust {

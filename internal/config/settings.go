@@ -233,6 +233,9 @@ type document struct {
 	origins  map[string]Source // JSON path of each scalar or map entry set → where
 	warnings []*Error
 	ignored  []Item // keys left out of an untrusted folder's file
+	// hostView is what applies of a host's managed settings, as JSON
+	// values (see restrict); nil for a file.
+	hostView map[string]any
 }
 
 // parseDocument interprets one settings file. The first problem found is

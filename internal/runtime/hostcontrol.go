@@ -221,6 +221,11 @@ func (s *Session) SettingsLayers() (effective map[string]any, layers []SettingsL
 	effective = map[string]any{}
 	flag := false
 	for _, src := range s.currentSettings().Files {
+		if src.Path == config.HostManagedPath {
+			// The host's managed settings, as far as they apply.
+			layers = append(layers, SettingsLayer{Source: string(src.Scope), Path: src.Path, Settings: s.currentSettings().HostManaged})
+			continue
+		}
 		var raw []byte
 		if src.Scope == config.ScopeFlag {
 			flag = true

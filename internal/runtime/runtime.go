@@ -81,6 +81,11 @@ type Config struct {
 	PluginDirsWithoutMCP []string
 	// Untrusted leaves the folder's own code off (see workspaceTrust).
 	Untrusted bool
+	// ManagedSettings are the host's policy settings, a JSON object (see
+	// config.LoadOptions.HostManaged). Not part of Launch: a host passes
+	// them again at every start, and a resumed session must not keep a
+	// policy its host no longer gives.
+	ManagedSettings string
 	// Hooks are the caller's hook callbacks (code, not files: the settings'
 	// hook guards leave them running).
 	Hooks             hook.Config

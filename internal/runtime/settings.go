@@ -40,7 +40,15 @@ func readSettings(cfg Config, cwd string, getenv func(string) string) (*config.M
 
 // loadOptions say which settings files the session reads, and how.
 func loadOptions(cfg Config, cwd string, getenv func(string) string) (config.LoadOptions, error) {
-	return config.SessionLoad(cwd, cfg.Settings, cfg.SettingSources, cfg.Untrusted, getenv, permission.CheckRule)
+	return sessionLoad(cfg, cwd, cfg.Settings, getenv)
+}
+
+// sessionLoad are the session's load options with flagSettings as the
+// --settings layer, and the host's managed settings.
+func sessionLoad(cfg Config, cwd, flagSettings string, getenv func(string) string) (config.LoadOptions, error) {
+	opts, err := config.SessionLoad(cwd, flagSettings, cfg.SettingSources, cfg.Untrusted, getenv, permission.CheckRule)
+	opts.HostManaged = cfg.ManagedSettings
+	return opts, err
 }
 
 // optionalTexts keeps the difference between an unset list (nil: no
@@ -90,7 +98,7 @@ type current struct {
 // column, and the session keeps the settings it had.
 func (s *Session) reloadSettings() error {
 	// The --settings layer with what ApplyFlagSettings laid over it.
-	opts, err := config.SessionLoad(s.cwd, s.flagSettings(), s.cfg.SettingSources, s.cfg.Untrusted, optionsEnv(s.cfg.Env), permission.CheckRule)
+	opts, err := sessionLoad(s.cfg, s.cwd, s.flagSettings(), optionsEnv(s.cfg.Env))
 	if err != nil {
 		return err
 	}

@@ -147,7 +147,14 @@ func applyInit(opts *agent.Options, req initRequest, hookFor func(id string) age
 		applied.mcpServers = true
 	}
 	if present(req.ManagedSettings) {
-		warn("managed settings sent in initialize are not supported yet; ignored")
+		if !strings.HasPrefix(strings.TrimSpace(string(req.ManagedSettings)), "{") {
+			return applied, fmt.Errorf("initialize: managedSettings must be a JSON object")
+		}
+		if opts.ManagedSettings != "" {
+			return applied, fmt.Errorf("initialize: managedSettings: the command line gave managed settings already (--managed-settings); give them one way")
+		}
+		// The session's settings take what restricts and warn of the rest.
+		opts.ManagedSettings = string(req.ManagedSettings)
 		applied.managedSettings = true
 	}
 	if present(req.Plugins) {
@@ -240,7 +247,7 @@ func initResponse(info agent.ClientInfo, applied initApplied, hooksSent bool) ma
 		out["mcp_servers_applied"] = true
 	}
 	if applied.managedSettings {
-		out["managed_settings_applied"] = false
+		out["managed_settings_applied"] = true
 	}
 	if applied.plugins {
 		out["plugins_applied"] = true

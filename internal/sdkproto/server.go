@@ -44,6 +44,10 @@ type Config struct {
 	// to keep to itself; without it they are for whoever reads the stream
 	// (CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS).
 	HostOnlyStates bool
+	// ManagedSettingsInInitialize: the host sends its managed settings in
+	// initialize (--managed-settings-in-initialize), and no session starts
+	// without them.
+	ManagedSettingsInInitialize bool
 }
 
 // PromptToolStdio is the --permission-prompt-tool value that sends
@@ -132,6 +136,12 @@ func (s *server) start(ctx context.Context) error {
 		return s.startErr
 	}
 	opts := s.opts
+	if s.cfg.ManagedSettingsInInitialize && opts.ManagedSettings == "" {
+		// A session without the policy its host meant to impose must not run.
+		s.startErr = errors.New("--managed-settings-in-initialize requires initialize.managedSettings to be a JSON object, in an initialize request that comes first")
+		s.warn("%v", s.startErr)
+		return s.startErr
+	}
 	if opts.PermissionPromptTool == PromptToolStdio {
 		opts.PermissionPromptTool = ""
 		opts.CanUseTool = s.canUseTool

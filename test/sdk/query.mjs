@@ -31,6 +31,10 @@
 //              manifest the SDK sends with initialize
 //   sdk-mcp-handshake  the same, without manifests: the MCP handshake runs
 //              over mcp_message
+//   managed    managedSettings (on the command line): a deny rule on Bash
+//              under allowedTools and bypassPermissions, and keys that would
+//              widen access (a hook, defaultMode, model)
+//   managed-init  the same with managedSettingsDelivery: 'initialize'
 //   ask        canUseTool answers AskUserQuestion, as the Agent SDK documents:
 //              allow, with updatedInput.answers keyed by question text (the
 //              first option of each question; multi-select ones get all
@@ -145,6 +149,20 @@ function options() {
           type: "json_schema",
           schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
         },
+      };
+    case "managed":
+    case "managed-init":
+      return {
+        ...base,
+        allowedTools: ["Bash"],
+        permissionMode: "bypassPermissions",
+        allowDangerouslySkipPermissions: true,
+        managedSettings: {
+          permissions: { deny: ["Bash(echo *)"], defaultMode: "bypassPermissions" },
+          hooks: { PreToolUse: [{ matcher: "", hooks: [{ type: "command", command: "touch hook-ran" }] }] },
+          model: "haiku",
+        },
+        ...(scenario === "managed-init" && { managedSettingsDelivery: "initialize" }),
       };
     default:
       console.error("unknown scenario " + scenario);

@@ -94,6 +94,8 @@ func runQuery(t *testing.T, srv *llmtest.Server, scenario string) (queryOutput, 
 		"ANTHROPIC_API_KEY=test",
 		"ANTHROPIC_BASE_URL=" + srv.URL(),
 		"SHELL=/bin/bash",
+		// No administrator's file from the machine running the tests.
+		"TACK_MANAGED_SETTINGS=" + filepath.Join(home, "managed-settings.json"),
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -402,5 +404,44 @@ func TestSDKHookDenies(t *testing.T) {
 	}
 	if res := out.results(); len(res) != 1 || res[0]["result"] != "the hook said no" {
 		t.Errorf("results %v", res)
+	}
+}
+
+// TestSDKManagedSettings drives tack through the Agent SDK's
+// managedSettings, in both deliveries: the deny rule holds against
+// allowedTools and bypassPermissions, the keys that would widen access are
+// dropped with a notice naming each (the hook does not run), and with
+// delivery 'initialize' the SDK gets the confirmation it requires (it ends
+// the session otherwise).
+func TestSDKManagedSettings(t *testing.T) {
+	for _, scenario := range []string{"managed", "managed-init"} {
+		t.Run(scenario, func(t *testing.T) {
+			srv := llmtest.New(t,
+				llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "echo ran > out.txt"})),
+				llmtest.Reply(llmtest.Text("refused")))
+			out, cwd := runQuery(t, srv, scenario)
+			if res := out.results(); len(res) != 1 || res[0]["result"] != "refused" {
+				t.Fatalf("results %v", res)
+			}
+			if _, err := os.Stat(filepath.Join(cwd, "out.txt")); err == nil {
+				t.Error("Bash ran despite the host's deny rule")
+			}
+			r := srv.Requests()[1].ToolResults()[0]
+			if !r.IsError || !strings.Contains(llm.TextOf(r.Content), "Bash(echo *) in managed --managed-settings") {
+				t.Errorf("tool result %+v", r)
+			}
+			if _, err := os.Stat(filepath.Join(cwd, "hook-ran")); err == nil {
+				t.Error("the host's hook ran")
+			}
+			stderr := strings.Join(out.Stderr, "")
+			for _, key := range []string{"hooks", "permissions.defaultMode", "model"} {
+				if !strings.Contains(stderr, key+": dropped") {
+					t.Errorf("no notice that %s was dropped: %s", key, stderr)
+				}
+			}
+			if m := srv.Requests()[0].Model; strings.Contains(m, "haiku") {
+				t.Errorf("the host's model was applied: %s", m)
+			}
+		})
 	}
 }
