@@ -47,6 +47,7 @@ func runStream(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error
 		Options:        opts,
 		SessionStates:  states,
 		HostOnlyStates: !emitStates,
+		SessionMirror:  f.sessionMirror,
 	})
 	if code != 0 {
 		return &cmdio.ExitError{Code: code}

@@ -44,6 +44,9 @@ type Config struct {
 	// to keep to itself; without it they are for whoever reads the stream
 	// (CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS).
 	HostOnlyStates bool
+	// SessionMirror sends each transcript write as a transcript_mirror
+	// frame (--session-mirror: the SDK's sessionStore).
+	SessionMirror bool
 }
 
 // PromptToolStdio is the --permission-prompt-tool value that sends
@@ -140,16 +143,44 @@ func (s *server) start(ctx context.Context) error {
 	if opts.Notify == nil {
 		opts.Notify = func(msg string) { s.warn("%s", msg) }
 	}
+	if s.cfg.SessionMirror {
+		opts.OnTranscriptWrite = s.mirror
+	}
 	c, err := agent.NewClient(ctx, opts)
 	if err != nil {
 		s.startErr = err
 		s.warn("%v", err)
+		s.rejected(err)
 		return err
 	}
 	s.client = c
 	s.written = make(chan struct{})
 	go s.forward()
 	return nil
+}
+
+// mirror sends a transcript write to the SDK's sessionStore.
+func (s *server) mirror(path string, lines []json.RawMessage) {
+	if err := s.conn.write(NewMirrorFrame(path, lines)); err != nil {
+		s.warn("transcript mirror: %v", err)
+	}
+}
+
+// rejected answers a resume refused by --resume-drops-turn with the
+// error_during_execution result the SDK's hosts look for (its message
+// starts with the refusal's prefix), as the prompt waiting for the session
+// would have got.
+func (s *server) rejected(err error) {
+	var rej *agent.ResumeRejectedError
+	if !errors.As(err, &rej) {
+		return
+	}
+	r := &agent.ResultMessage{Type: "result", Subtype: agent.ResultErrorDuringExecution, IsError: true, Errors: []string{rej.Error()},
+		SessionID: s.opts.Resume, UUID: uuid.NewString(), ModelUsage: map[string]agent.ModelUsage{},
+		PermissionDenials: []agent.PermissionDenial{}}
+	if werr := s.conn.write(r); werr != nil {
+		s.warn("%v", werr)
+	}
 }
 
 // forward writes the client's messages as they come.
