@@ -51,10 +51,13 @@ class RecordingStore extends InMemorySessionStore {
   }
 }
 
-async function run(prompt, options) {
+async function run(prompt, options, onResult) {
   const messages = [];
   try {
-    for await (const m of query({ prompt, options })) messages.push(m);
+    for await (const m of query({ prompt, options })) {
+      messages.push(m);
+      if (m.type === "result") onResult?.(m);
+    }
     return { messages };
   } catch (e) {
     return { messages, error: String(e?.message ?? e) };
@@ -73,7 +76,16 @@ const out = { runs: [], stderr };
 switch (scenario) {
   case "store": {
     const store = new RecordingStore();
-    const first = await run("run it", { ...base, sessionStore: store });
+    // When the SDK yields the result, the store already holds the turn:
+    // what the file holds at that moment.
+    const atResult = {};
+    const first = await run("run it", { ...base, sessionStore: store }, (m) => {
+      const key = JSON.parse(store.keys[0]);
+      const file = join(process.env.CLAUDE_CONFIG_DIR, "projects", key.projectKey, `${m.session_id}.jsonl`);
+      atResult.store = structuredClone(store.getEntries(key));
+      atResult.file = readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    });
+    out.atResult = atResult;
     out.runs.push(first);
     const init = first.messages.find((m) => m.type === "system" && m.subtype === "init");
     out.sessionId = init?.session_id;

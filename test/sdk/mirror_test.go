@@ -39,7 +39,11 @@ type mirrorOutput struct {
 	Keys         []string                    `json:"keys"`
 	Entries      map[string][]map[string]any `json:"entries"`
 	Answers      []string                    `json:"answers"`
-	Stderr       []string                    `json:"stderr"`
+	AtResult     struct {
+		Store []map[string]any `json:"store"`
+		File  []map[string]any `json:"file"`
+	} `json:"atResult"`
+	Stderr []string `json:"stderr"`
 }
 
 func runMirror(t *testing.T, srv *llmtest.Server, scenario string) mirrorOutput {
@@ -113,7 +117,11 @@ func TestSDKSessionStoreMirrorsTheTranscript(t *testing.T) {
 	if got := string(mustJSON(t, out.Entries[out.Keys[1]])); !strings.Contains(got, "SUB-PROMPT") || !strings.Contains(got, "SUB-ANSWER") {
 		t.Errorf("the subagent's entries %s", got)
 	}
-	// The first run: the store holds the file, record for record.
+	// The first run: when its result came, the store held what the file
+	// held; at its end, the store holds the file, record for record.
+	if len(out.AtResult.File) < 4 || !reflect.DeepEqual(out.AtResult.Store, out.AtResult.File) {
+		t.Errorf("at the result the store had %d entries, the file %d", len(out.AtResult.Store), len(out.AtResult.File))
+	}
 	first := out.FirstEntries[string(mainKey)]
 	if len(out.FirstFile) < 4 || !reflect.DeepEqual(first, out.FirstFile) {
 		t.Fatalf("the store's entries differ from the transcript file:\nstore %v\nfile  %v", first, out.FirstFile)
