@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/google/uuid"
-
 	"github.com/spf13/cobra"
 
 	"github.com/tackcode/tack/agent"
@@ -73,7 +71,7 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 		var rejected *agent.ResumeRejectedError
 		if errors.As(err, &rejected) {
 			// The refusal is the run's result, as Claude Code gives it.
-			msg, err = rejectedResult(opts.Resume, rejected), nil
+			msg, err = sdkproto.RejectedResult(opts.Resume, rejected), nil
 		}
 		if err != nil {
 			switch {
@@ -152,13 +150,6 @@ type renderer struct {
 
 func newRenderer(format string, verbose bool, w io.Writer) *renderer {
 	return &renderer{format: format, verbose: verbose, w: bufio.NewWriter(w)}
-}
-
-// rejectedResult is the error result of a resume --resume-drops-turn refused.
-func rejectedResult(session string, err *agent.ResumeRejectedError) *agent.ResultMessage {
-	return &agent.ResultMessage{Type: "result", Subtype: agent.ResultErrorDuringExecution, IsError: true, Errors: []string{err.Error()},
-		SessionID: session, UUID: uuid.NewString(), ModelUsage: map[string]agent.ModelUsage{},
-		PermissionDenials: []agent.PermissionDenial{}}
 }
 
 // line writes v as one flushed JSON line.

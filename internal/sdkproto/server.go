@@ -167,20 +167,25 @@ func (s *server) mirror(path string, lines []json.RawMessage) {
 }
 
 // rejected answers a resume refused by --resume-drops-turn with the
-// error_during_execution result the SDK's hosts look for (its message
-// starts with the refusal's prefix), as the prompt waiting for the session
-// would have got.
+// error_during_execution result the SDK's hosts look for, as the prompt
+// waiting for the session would have got.
 func (s *server) rejected(err error) {
 	var rej *agent.ResumeRejectedError
 	if !errors.As(err, &rej) {
 		return
 	}
-	r := &agent.ResultMessage{Type: "result", Subtype: agent.ResultErrorDuringExecution, IsError: true, Errors: []string{rej.Error()},
-		SessionID: s.opts.Resume, UUID: uuid.NewString(), ModelUsage: map[string]agent.ModelUsage{},
-		PermissionDenials: []agent.PermissionDenial{}}
-	if werr := s.conn.write(r); werr != nil {
+	if werr := s.conn.write(RejectedResult(s.opts.Resume, rej)); werr != nil {
 		s.warn("%v", werr)
 	}
+}
+
+// RejectedResult is the result of a resume --resume-drops-turn refused, as
+// Claude Code gives it: error_during_execution, the refusal (whose text
+// starts with the prefix hosts match) its one error.
+func RejectedResult(sessionID string, err *agent.ResumeRejectedError) *agent.ResultMessage {
+	return &agent.ResultMessage{Type: "result", Subtype: agent.ResultErrorDuringExecution, IsError: true, Errors: []string{err.Error()},
+		SessionID: sessionID, UUID: uuid.NewString(), ModelUsage: map[string]agent.ModelUsage{},
+		PermissionDenials: []agent.PermissionDenial{}}
 }
 
 // forward writes the client's messages as they come.
