@@ -183,6 +183,20 @@ type Options struct {
 	// ResumeSessionAt resumes from the message with this uuid, dropping
 	// what came after it.
 	ResumeSessionAt string
+	// ResumeDropsTurn, with ResumeSessionAt, names the prompt (the uuid
+	// of its user message, Prompt.ID) of the one turn the truncation is
+	// meant to discard. When anything else would be discarded (a message
+	// queued during that turn, the kept turn's own tool results) the
+	// session does not start and the error is a *ResumeRejectedError.
+	ResumeDropsTurn string
+	// OnTranscriptWrite, when set, receives what the session appends to
+	// its transcripts, once the file has it: path is the file (the main
+	// transcript, or a subagent's under <session>/subagents/), lines are
+	// its new JSONL records without newlines, in file order. A forked
+	// session's copied records come first, in one call. It runs on the
+	// writing goroutine with that transcript locked: keep it short. The
+	// Agent SDK's sessionStore is fed from it (--session-mirror).
+	OnTranscriptWrite func(path string, lines []json.RawMessage)
 	// Name names the session, so that Resume finds it by name.
 	Name string
 	// Agents are more subagents the model may start with the Agent tool,
@@ -424,6 +438,7 @@ func (o Options) config() (runtime.Config, error) {
 		},
 		Cwd: o.Cwd, SessionID: o.SessionID,
 		Continue: o.Continue, Resume: o.Resume, ForkSession: o.ForkSession, ResumeSessionAt: o.ResumeSessionAt,
+		ResumeDropsTurn: o.ResumeDropsTurn, OnTranscriptWrite: transcriptMirror(o.OnTranscriptWrite),
 		MaxTurns: o.MaxTurns, MaxBudgetUSD: o.MaxBudgetUSD, Betas: o.Betas, Untrusted: o.Untrusted,
 		ManagedSettings: o.ManagedSettings,
 		Thinking:        o.Thinking, ThinkingDisplay: o.ThinkingDisplay, Effort: o.Effort, TaskBudget: o.TaskBudget,

@@ -53,6 +53,8 @@ type printFlags struct {
 	resume               string
 	forkSession          bool
 	resumeSessionAt      string
+	resumeDropsTurn      string
+	sessionMirror        bool
 	name                 string
 	mcpConfig            []string
 	strictMCPConfig      bool
@@ -115,6 +117,8 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.Lookup("resume").NoOptDefVal = pickSession
 	fl.BoolVar(&f.forkSession, "fork-session", false, "with --resume/--continue: continue under a new session id")
 	fl.StringVar(&f.resumeSessionAt, "resume-session-at", "", "with --resume: resume from this message uuid")
+	fl.StringVar(&f.resumeDropsTurn, "resume-drops-turn", "", "with --resume-session-at: the `prompt-uuid` of the one turn it may discard; anything else refuses the resume")
+	fl.BoolVar(&f.sessionMirror, "session-mirror", false, "stream-json output: send each transcript write as a transcript_mirror frame (the Agent SDK's sessionStore)")
 	fl.StringVarP(&f.name, "name", "n", "", "name the session (so --resume NAME finds it)")
 	fl.StringArrayVar(&f.mcpConfig, "mcp-config", nil, "MCP server configuration (file or JSON; recorded with the session)")
 	fl.BoolVar(&f.strictMCPConfig, "strict-mcp-config", false, "use only the MCP servers of --mcp-config")
@@ -166,6 +170,7 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 		Resume:                 strings.TrimSpace(f.resume),
 		ForkSession:            f.forkSession,
 		ResumeSessionAt:        f.resumeSessionAt,
+		ResumeDropsTurn:        f.resumeDropsTurn,
 		Name:                   f.name,
 		StrictMCPConfig:        f.strictMCPConfig,
 		Agent:                  f.agentName,

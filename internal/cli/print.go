@@ -2,16 +2,19 @@ package cli
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/cli/cmdio"
 	"github.com/tackcode/tack/internal/jsonx"
+	"github.com/tackcode/tack/internal/sdkproto"
 )
 
 // runPrint runs one prompt and renders the session in the chosen format.
@@ -28,6 +31,9 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 	}
 	if f.managedInInitialize && (f.inputFormat != "stream-json" || f.managedSettings != "") {
 		return cmdio.Usagef("--managed-settings-in-initialize needs --input-format stream-json, and no --managed-settings: the managed settings come in the initialize request")
+	}
+	if f.sessionMirror && f.outputFormat != "stream-json" {
+		return cmdio.Usagef("--session-mirror needs --output-format stream-json")
 	}
 	switch f.inputFormat {
 	case "text":
@@ -55,8 +61,21 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 		}
 	}
 	r := newRenderer(f.outputFormat, f.verbose, stdio.Out)
+	if f.sessionMirror {
+		// From the goroutine writing the transcript, beside the messages.
+		opts.OnTranscriptWrite = func(path string, lines []json.RawMessage) {
+			if err := r.line(sdkproto.NewMirrorFrame(path, lines)); err != nil {
+				fmt.Fprintf(stdio.Err, "tack: transcript mirror: %v\n", err)
+			}
+		}
+	}
 	var result *agent.ResultMessage
 	for msg, err := range agent.Query(ctx, prompt, opts) {
+		var rejected *agent.ResumeRejectedError
+		if errors.As(err, &rejected) {
+			// The refusal is the run's result, as Claude Code gives it.
+			msg, err = sdkproto.RejectedResult(opts.Resume, rejected), nil
+		}
 		if err != nil {
 			switch {
 			case errors.Is(err, agent.ErrNoCredentials):
@@ -125,6 +144,7 @@ var errNoPrompt = cmdio.Usagef("no prompt: give one as an argument (tack -p \"â€
 type renderer struct {
 	format  string
 	verbose bool
+	mu      sync.Mutex // w, written by message and by mirror
 	w       *bufio.Writer
 	all     []agent.Message
 	// last is the latest result, which json and text print at the end.
@@ -135,17 +155,24 @@ func newRenderer(format string, verbose bool, w io.Writer) *renderer {
 	return &renderer{format: format, verbose: verbose, w: bufio.NewWriter(w)}
 }
 
+// line writes v as one flushed JSON line.
+func (r *renderer) line(v any) error {
+	line, err := jsonx.Marshal(v)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.w.Write(line)
+	r.w.WriteByte('\n')
+	// Each line is flushed as it happens: consumers read the stream live.
+	return r.w.Flush()
+}
+
 func (r *renderer) message(m agent.Message) error {
 	switch r.format {
 	case "stream-json":
-		line, err := jsonx.Marshal(m)
-		if err != nil {
-			return err
-		}
-		r.w.Write(line)
-		r.w.WriteByte('\n')
-		// Each line is flushed as it happens: consumers read the stream live.
-		return r.w.Flush()
+		return r.line(m)
 	case "json":
 		if r.verbose {
 			r.all = append(r.all, m)

@@ -37,8 +37,6 @@ func sdkFlags() []sdkFlag {
 		{Name: "assistant", Reason: "Claude Code's assistant mode (passed by Agent SDK 0.2.x); tack has no such mode."},
 		{Name: "proactive", Reason: "Claude Code's proactive mode (passed by Agent SDK 0.2.x), in which the model acts between prompts on its own; tack has no such mode."},
 		{Name: "project-config-root", Value: true, Pending: true, Reason: "not yet: tack reads project settings, .mcp.json and .claude/ from the working directory, not from another root."},
-		{Name: "resume-drops-turn", Value: true, Pending: true, Reason: "not yet: --resume-session-at truncates as asked, without checking that what it drops belongs to the named turn."},
-		{Name: "session-mirror", Pending: true, Reason: "not yet: tack emits no transcript_mirror frames, so an SDK sessionStore receives nothing; tack keeps its transcript on disk as usual."},
 	}
 }
 

@@ -135,16 +135,16 @@ func TestSDKFlagWarnings(t *testing.T) {
 	root := &cobra.Command{}
 	f := &printFlags{}
 	f.register(root)
-	if err := root.Flags().Parse([]string{"--session-mirror", "--await-initialize", "--channels", "x", "--effort", "high", "--thinking=adaptive"}); err != nil {
+	if err := root.Flags().Parse([]string{"--project-config-root", "/r", "--session-mirror", "--resume-drops-turn", "u", "--await-initialize", "--channels", "x", "--effort", "high", "--thinking=adaptive"}); err != nil {
 		t.Fatal(err)
 	}
 	var w bytes.Buffer
 	f.ignored.warn(root.Flags(), &w)
 	out := w.String()
-	if !strings.Contains(out, "--session-mirror=true is accepted and not acted on: not yet: tack emits no transcript_mirror frames") || !strings.Contains(out, readmeSection) {
+	if !strings.Contains(out, "--project-config-root=/r is accepted and not acted on: not yet:") || !strings.Contains(out, readmeSection) {
 		t.Errorf("warning: %q", out)
 	}
-	for _, quiet := range []string{"await-initialize", "channels", "effort", "thinking"} {
+	for _, quiet := range []string{"await-initialize", "channels", "effort", "thinking", "session-mirror", "resume-drops-turn"} {
 		if strings.Contains(out, "--"+quiet) {
 			t.Errorf("a warning about --%s: %q", quiet, out)
 		}

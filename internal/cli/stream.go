@@ -49,6 +49,7 @@ func runStream(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error
 		HostOnlyStates: !emitStates,
 
 		ManagedSettingsInInitialize: f.managedInInitialize,
+		SessionMirror:               f.sessionMirror,
 	})
 	if code != 0 {
 		return &cmdio.ExitError{Code: code}

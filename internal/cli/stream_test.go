@@ -194,7 +194,7 @@ func TestStreamTwoTurnsInOneSession(t *testing.T) {
 	// Flags of the SDK's argv, in both forms, one tack accepts with nothing
 	// to do, one not acted on yet, and one it has never heard of: warnings
 	// for the last two, not failures.
-	p := startPeer(t, srv, "--thinking=adaptive", "--effort", "high", "--betas=x", "--await-initialize", "--session-mirror", "--future-flag", "v", "--max-turns=5")
+	p := startPeer(t, srv, "--thinking=adaptive", "--effort", "high", "--betas=x", "--await-initialize", "--project-config-root", "/elsewhere", "--future-flag", "v", "--max-turns=5")
 	p.controlRequest("init1", map[string]any{"subtype": "initialize", "systemPrompt": []string{"You are a terse test agent."},
 		"appendSystemPrompt": "Answer in one line.",
 		"agents":             map[string]any{"reviewer": map[string]any{"description": "Reviews diffs", "prompt": "You review.", "model": "haiku"}}})
@@ -272,7 +272,7 @@ func TestStreamTwoTurnsInOneSession(t *testing.T) {
 		t.Errorf("system prompt %q", sys)
 	}
 	stderr := p.errOut.String()
-	for _, w := range []string{"--session-mirror", "--future-flag"} {
+	for _, w := range []string{"--project-config-root", "--future-flag"} {
 		if !strings.Contains(stderr, w) {
 			t.Errorf("no warning about %s in stderr:\n%s", w, stderr)
 		}

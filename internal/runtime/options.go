@@ -67,10 +67,13 @@ type resumed struct {
 // filled in wherever this launch gives none (a flag given now wins).
 func findResumed(cfg Config, projectDir string) (*resumed, Config, error) {
 	if !cfg.Continue && cfg.Resume == "" {
-		if cfg.ForkSession || cfg.ResumeSessionAt != "" {
-			return nil, cfg, errors.New("--fork-session and --resume-session-at need --resume or --continue")
+		if cfg.ForkSession || cfg.ResumeSessionAt != "" || cfg.ResumeDropsTurn != "" {
+			return nil, cfg, errors.New("--fork-session, --resume-session-at and --resume-drops-turn need --resume or --continue")
 		}
 		return nil, cfg, nil
+	}
+	if cfg.ResumeDropsTurn != "" && cfg.ResumeSessionAt == "" {
+		return nil, cfg, errors.New("--resume-drops-turn needs --resume-session-at")
 	}
 	info, err := findStored(cfg, projectDir)
 	if err != nil {
@@ -90,6 +93,11 @@ func findResumed(cfg Config, projectDir string) (*resumed, Config, error) {
 // session's (up to ResumeSessionAt), or a fork of it under a new id.
 func (r *resumed) loadTranscript(cfg Config, projectDir string) error {
 	var err error
+	if cfg.ResumeDropsTurn != "" {
+		if err := checkDrops(projectDir, r.id, cfg.ResumeSessionAt, cfg.ResumeDropsTurn); err != nil {
+			return err
+		}
+	}
 	if cfg.ForkSession {
 		newID := cfg.SessionID
 		if newID == "" {
@@ -106,6 +114,16 @@ func (r *resumed) loadTranscript(cfg Config, projectDir string) error {
 		r.transcript, err = r.transcript.At(cfg.ResumeSessionAt)
 	}
 	return err
+}
+
+// checkDrops refuses a truncating resume of session id that would discard
+// more than the turn the host named (--resume-drops-turn).
+func checkDrops(projectDir, id, at, turn string) error {
+	t, err := session.LoadSession(projectDir, id)
+	if err != nil {
+		return err
+	}
+	return t.CheckDrops(at, turn)
 }
 
 // findStored is the stored session cfg names (Resume) or the latest one

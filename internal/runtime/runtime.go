@@ -60,6 +60,13 @@ type Config struct {
 	Resume          string
 	ForkSession     bool
 	ResumeSessionAt string
+	// ResumeDropsTurn, with ResumeSessionAt, is the prompt uuid of the one
+	// turn the truncation may discard (session.CheckDrops).
+	ResumeDropsTurn string
+	// OnTranscriptWrite receives the lines each write adds to the
+	// session's transcripts, the main one's and the subagents' (see
+	// session.Writer.SetMirror); a fork's first lines too.
+	OnTranscriptWrite func(path string, lines [][]byte)
 
 	MaxTurns     int
 	MaxBudgetUSD float64

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -25,6 +26,9 @@ func (t *thread) openTranscript(context.Context) error {
 		dir := filepath.Join(s.projectDir, s.sessionID, "subagents")
 		t.transcript = filepath.Join(dir, "agent-"+t.spec.agentID+".jsonl")
 		w := session.NewWriter(t.transcript, session.Meta{SessionID: s.sessionID, Cwd: t.cwd, Version: version.Version, Entrypoint: "subagent", Sidechain: true}, "")
+		if s.cfg.OnTranscriptWrite != nil {
+			w.SetMirror(s.cfg.OnTranscriptWrite)
+		}
 		t.recorder, t.closeRecorder = w, w.Close
 		if err := writeAgentMeta(filepath.Join(dir, "agent-"+t.spec.agentID+".meta.json"), t.spec.toolUseID, t.spec.agentType); err != nil {
 			s.notify("subagent record: " + err.Error())
@@ -39,9 +43,34 @@ func (t *thread) openTranscript(context.Context) error {
 	t.transcript = s.transcriptPath()
 	s.recorder = session.NewWriter(t.transcript, session.Meta{SessionID: s.sessionID, Cwd: s.cwd, Version: version.Version, Entrypoint: entry}, parent)
 	t.recorder, t.closeRecorder = s.recorder, s.recorder.Close
+	if err := s.mirrorTranscript(); err != nil {
+		return err
+	}
 	if name := s.cfg.Name; name != "" && (s.resumed == nil || s.resumed.transcript.Meta.Name != name) {
 		s.named = true
 		return s.recorder.SetTitle(name)
+	}
+	return nil
+}
+
+// mirrorTranscript hands the main transcript's writes to the host that asked
+// for them, starting with the lines a fork was created with: they are the
+// new session's, written before its writer existed.
+func (s *Session) mirrorTranscript() error {
+	fn := s.cfg.OnTranscriptWrite
+	if fn == nil {
+		return nil
+	}
+	s.recorder.SetMirror(fn)
+	if s.resumed == nil || !s.cfg.ForkSession {
+		return nil
+	}
+	b, err := os.ReadFile(s.recorder.Path())
+	if err != nil {
+		return fmt.Errorf("mirror the fork's transcript: %w", err)
+	}
+	if lines := session.SplitLines(b); len(lines) > 0 {
+		fn(s.recorder.Path(), lines)
 	}
 	return nil
 }

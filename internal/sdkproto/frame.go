@@ -23,7 +23,24 @@ const (
 	typeControlCancel   = "control_cancel_request"
 	typeUser            = "user"
 	typeKeepAlive       = "keep_alive"
+	typeMirror          = "transcript_mirror"
 )
+
+// MirrorFrame is a transcript_mirror frame (--session-mirror): records
+// just appended to the transcript at FilePath, for the SDK to append to its
+// sessionStore. The SDK names the store's key after FilePath's place under
+// $CLAUDE_CONFIG_DIR/projects: <project>/<session>.jsonl, or
+// <project>/<session>/subagents/agent-<id>.jsonl for a subagent's.
+type MirrorFrame struct {
+	Type     string            `json:"type"`
+	FilePath string            `json:"filePath"`
+	Entries  []json.RawMessage `json:"entries"`
+}
+
+// NewMirrorFrame is the frame of lines appended to the transcript at path.
+func NewMirrorFrame(path string, lines []json.RawMessage) MirrorFrame {
+	return MirrorFrame{Type: typeMirror, FilePath: path, Entries: lines}
+}
 
 // ErrorCodeUnsupported marks the answer to a control request subtype tack
 // does not handle.

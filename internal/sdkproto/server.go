@@ -48,6 +48,9 @@ type Config struct {
 	// initialize (--managed-settings-in-initialize), and no session starts
 	// without them.
 	ManagedSettingsInInitialize bool
+	// SessionMirror sends each transcript write as a transcript_mirror
+	// frame (--session-mirror: the SDK's sessionStore).
+	SessionMirror bool
 }
 
 // PromptToolStdio is the --permission-prompt-tool value that sends
@@ -150,16 +153,49 @@ func (s *server) start(ctx context.Context) error {
 	if opts.Notify == nil {
 		opts.Notify = func(msg string) { s.warn("%s", msg) }
 	}
+	if s.cfg.SessionMirror {
+		opts.OnTranscriptWrite = s.mirror
+	}
 	c, err := agent.NewClient(ctx, opts)
 	if err != nil {
 		s.startErr = err
 		s.warn("%v", err)
+		s.rejected(err)
 		return err
 	}
 	s.client = c
 	s.written = make(chan struct{})
 	go s.forward()
 	return nil
+}
+
+// mirror sends a transcript write to the SDK's sessionStore.
+func (s *server) mirror(path string, lines []json.RawMessage) {
+	if err := s.conn.write(NewMirrorFrame(path, lines)); err != nil {
+		s.warn("transcript mirror: %v", err)
+	}
+}
+
+// rejected answers a resume refused by --resume-drops-turn with the
+// error_during_execution result the SDK's hosts look for, as the prompt
+// waiting for the session would have got.
+func (s *server) rejected(err error) {
+	var rej *agent.ResumeRejectedError
+	if !errors.As(err, &rej) {
+		return
+	}
+	if werr := s.conn.write(RejectedResult(s.opts.Resume, rej)); werr != nil {
+		s.warn("%v", werr)
+	}
+}
+
+// RejectedResult is the result of a resume --resume-drops-turn refused, as
+// Claude Code gives it: error_during_execution, the refusal (whose text
+// starts with the prefix hosts match) its one error.
+func RejectedResult(sessionID string, err *agent.ResumeRejectedError) *agent.ResultMessage {
+	return &agent.ResultMessage{Type: "result", Subtype: agent.ResultErrorDuringExecution, IsError: true, Errors: []string{err.Error()},
+		SessionID: sessionID, UUID: uuid.NewString(), ModelUsage: map[string]agent.ModelUsage{},
+		PermissionDenials: []agent.PermissionDenial{}}
 }
 
 // forward writes the client's messages as they come.

@@ -44,6 +44,8 @@ type Writer struct {
 	// prompt is the last prompt recorded; written as a last-prompt record
 	// at the next Sync when it differs from written.
 	prompt, written string
+	// mirror receives the lines of each successful write (SetMirror).
+	mirror func(path string, lines [][]byte)
 }
 
 // NewWriter returns a writer for the transcript at path. parentUUID is the
@@ -51,6 +53,18 @@ type Writer struct {
 // Transcript's Leaf when resuming).
 func NewWriter(path string, meta Meta, parentUUID string) *Writer {
 	return &Writer{path: path, meta: meta, lastUUID: parentUUID, now: time.Now}
+}
+
+// SetMirror makes every successful write hand its lines (each one JSON
+// record, without its newline, in file order) to fn, with the file's path,
+// before the write returns: a host keeping a copy of the transcript gets
+// exactly what the file got, and only once the file has it. fn runs with
+// the writer locked and must not write to w. Call it before the first
+// record.
+func (w *Writer) SetMirror(fn func(path string, lines [][]byte)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.mirror = fn
 }
 
 // Path is the transcript file.
@@ -294,7 +308,24 @@ func (w *Writer) write(lines []byte) error {
 	if _, err := w.f.Write(lines); err != nil {
 		return fmt.Errorf("write %s: %w", w.path, err)
 	}
+	if w.mirror != nil {
+		w.mirror(w.path, SplitLines(bytes.Clone(lines)))
+	}
 	return nil
+}
+
+// SplitLines cuts whole JSONL text into its non-empty lines, without their
+// newlines; the lines share b's memory.
+func SplitLines(b []byte) [][]byte {
+	var out [][]byte
+	for len(b) > 0 {
+		line, rest, _ := bytes.Cut(b, []byte{'\n'})
+		if len(line) > 0 {
+			out = append(out, line)
+		}
+		b = rest
+	}
+	return out
 }
 
 // userMessage keeps a user message's content as written (a block list).
