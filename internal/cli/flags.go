@@ -45,6 +45,7 @@ type printFlags struct {
 	settings             string
 	settingSources       string
 	addDirs              []string
+	projectConfigRoot    string
 	permissionPromptTool string
 	includeHookEvents    bool
 	continueSession      bool
@@ -104,6 +105,7 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.settings, "settings", "", "a settings file, or inline JSON, read above the user, project and local settings")
 	fl.StringVar(&f.settingSources, "setting-sources", "", "which settings files to read: user,project,local (default all; \"\" for none)")
 	fl.StringArrayVar(&f.addDirs, "add-dir", nil, "another working directory (repeatable)")
+	fl.StringVar(&f.projectConfigRoot, "project-config-root", "", "the trusted checkout (an absolute `dir`) this working directory is a worktree of: project settings, hooks, .mcp.json and .claude/ come from it")
 	fl.StringVar(&f.permissionPromptTool, "permission-prompt-tool", "", "a tool that approves calls needing approval")
 	fl.BoolVar(&f.includeHookEvents, "include-hook-events", false, "stream-json: include hook_started / hook_response messages")
 	fl.BoolVarP(&f.continueSession, "continue", "c", false, "continue the most recent session in this directory")
@@ -155,6 +157,7 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 		NoSessionPersistence:   f.noSessionPersistence,
 		Entrypoint:             "cli",
 		Settings:               f.settings,
+		ProjectConfigRoot:      f.projectConfigRoot,
 		PermissionPromptTool:   f.permissionPromptTool,
 		IncludeHookEvents:      f.includeHookEvents,
 		Continue:               f.continueSession,

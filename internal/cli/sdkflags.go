@@ -38,7 +38,6 @@ func sdkFlags() []sdkFlag {
 		{Name: "proactive", Reason: "Claude Code's proactive mode (passed by Agent SDK 0.2.x), in which the model acts between prompts on its own; tack has no such mode."},
 		{Name: "managed-settings", Value: true, Pending: true, Reason: "not yet: the restrictive policy settings an SDK host passes (managedSettings: deny and ask rules, allowManaged*Only locks, sandbox limits) are not applied; tack enforces the managed-settings.json file only."},
 		{Name: "managed-settings-in-initialize", Pending: true, Reason: "not yet: managed settings sent in initialize are not applied (the initialize response says managed_settings_applied: false)."},
-		{Name: "project-config-root", Value: true, Pending: true, Reason: "not yet: tack reads project settings, .mcp.json and .claude/ from the working directory, not from another root."},
 		{Name: "resume-drops-turn", Value: true, Pending: true, Reason: "not yet: --resume-session-at truncates as asked, without checking that what it drops belongs to the named turn."},
 		{Name: "session-mirror", Pending: true, Reason: "not yet: tack emits no transcript_mirror frames, so an SDK sessionStore receives nothing; tack keeps its transcript on disk as usual."},
 	}

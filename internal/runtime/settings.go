@@ -16,7 +16,7 @@ import (
 // the session's environment lookup: the options' Env, then the settings'
 // env (ANTHROPIC_MODEL…), then the process's.
 func (s *Session) loadSettings(context.Context) error {
-	settings, err := readSettings(s.cfg, s.cwd, optionsEnv(s.cfg.Env))
+	settings, err := readSettings(s.cfg, s.place(), optionsEnv(s.cfg.Env))
 	if err != nil {
 		return err
 	}
@@ -28,10 +28,11 @@ func (s *Session) loadSettings(context.Context) error {
 	return nil
 }
 
-// readSettings reads the settings files for cwd, checking every permission
-// rule and hook filter with the permission grammar.
-func readSettings(cfg Config, cwd string, getenv func(string) string) (*config.Merged, error) {
-	opts, err := loadOptions(cfg, cwd, getenv)
+// readSettings reads the settings files for pl (the project's from its
+// root), checking every permission rule and hook filter with the
+// permission grammar.
+func readSettings(cfg Config, pl place, getenv func(string) string) (*config.Merged, error) {
+	opts, err := loadOptions(cfg, pl, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -39,8 +40,17 @@ func readSettings(cfg Config, cwd string, getenv func(string) string) (*config.M
 }
 
 // loadOptions say which settings files the session reads, and how.
-func loadOptions(cfg Config, cwd string, getenv func(string) string) (config.LoadOptions, error) {
-	return config.SessionLoad(cwd, cfg.Settings, cfg.SettingSources, cfg.Untrusted, getenv, permission.CheckRule)
+func loadOptions(cfg Config, pl place, getenv func(string) string) (config.LoadOptions, error) {
+	return settingsLoad(pl, cfg.Settings, cfg, getenv)
+}
+
+// settingsLoad is loadOptions with the --settings layer given: the
+// project and local files from pl.root, a relative --settings path from
+// pl.cwd.
+func settingsLoad(pl place, flagSettings string, cfg Config, getenv func(string) string) (config.LoadOptions, error) {
+	opts, err := config.SessionLoad(pl.cwd, flagSettings, cfg.SettingSources, cfg.Untrusted, getenv, permission.CheckRule)
+	opts.ProjectDir = pl.root
+	return opts, err
 }
 
 // optionalTexts keeps the difference between an unset list (nil: no
@@ -90,7 +100,7 @@ type current struct {
 // column, and the session keeps the settings it had.
 func (s *Session) reloadSettings() error {
 	// The --settings layer with what ApplyFlagSettings laid over it.
-	opts, err := config.SessionLoad(s.cwd, s.flagSettings(), s.cfg.SettingSources, s.cfg.Untrusted, optionsEnv(s.cfg.Env), permission.CheckRule)
+	opts, err := settingsLoad(s.place(), s.flagSettings(), s.cfg, optionsEnv(s.cfg.Env))
 	if err != nil {
 		return err
 	}
