@@ -15,7 +15,8 @@ import (
 // worktreeAndRoot lays out a worktree and the trusted checkout it is a
 // worktree of, each with its own project configuration: the worktree's
 // allows `touch` and has a hook, the root's denies `touch`, allows `mkdir`
-// and has another hook, which writes CLAUDE_PROJECT_DIR to log/root-hook.
+// and has another hook, which writes CLAUDE_PROJECT_DIR and its working
+// directory to log/root-hook.
 // Each brings an MCP server, a skill and a command of its own name.
 type worktreeAndRoot struct {
 	cwd, root, log, configDir string
@@ -37,7 +38,7 @@ func newWorktreeAndRoot(t *testing.T) worktreeAndRoot {
 
 	writeFile(t, filepath.Join(p.root, ".claude", "settings.json"), `{
   "permissions": {"deny": ["Bash(touch *)"], "allow": ["Bash(mkdir *)"]},
-  "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "printf %s \"$CLAUDE_PROJECT_DIR\" > `+filepath.Join(p.log, "root-hook")+`"}]}]},
+  "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "printf %s \"$CLAUDE_PROJECT_DIR $PWD\" > `+filepath.Join(p.log, "root-hook")+`"}]}]},
   "enableAllProjectMcpServers": true
 }`)
 	writeFile(t, filepath.Join(p.root, ".mcp.json"), `{"mcpServers": {"root-server": {"command": "true"}}}`)
@@ -93,8 +94,10 @@ func TestProjectConfigRoot(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the root's SessionStart hook did not run: %v", err)
 	}
-	if string(got) != root {
-		t.Errorf("CLAUDE_PROJECT_DIR in the root's hook = %q, want %q", got, root)
+	// The hook runs in the root too, where the paths its settings name
+	// are, as Claude Code runs it.
+	if want := root + " " + root; string(got) != want {
+		t.Errorf("CLAUDE_PROJECT_DIR and working directory of the root's hook = %q, want %q", got, want)
 	}
 	var servers []string
 	for _, s := range init.MCPServers {

@@ -29,7 +29,7 @@ func TestProjectConfigRootFlag(t *testing.T) {
 	for name, content := range map[string]string{
 		".claude/settings.json": `{
   "permissions": {"deny": ["Bash(touch *)"], "allow": ["Bash(mkdir *)"]},
-  "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "printf %s \"$CLAUDE_PROJECT_DIR\" > ` + filepath.Join(log, "root-hook") + `"}]}]},
+  "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "printf %s \"$CLAUDE_PROJECT_DIR $PWD\" > ` + filepath.Join(log, "root-hook") + `"}]}]},
   "enableAllProjectMcpServers": true
 }`,
 		".mcp.json":                          `{"mcpServers": {"root-server": {"command": "true"}}}`,
@@ -90,8 +90,8 @@ func TestProjectConfigRootFlag(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the root's SessionStart hook did not run: %v", err)
 	}
-	if real, _ := filepath.EvalSymlinks(root); string(got) != real {
-		t.Errorf("CLAUDE_PROJECT_DIR = %q, want %q", got, real)
+	if real, _ := filepath.EvalSymlinks(root); string(got) != real+" "+real {
+		t.Errorf("CLAUDE_PROJECT_DIR and the hook's working directory = %q, want %q twice", got, real)
 	}
 }
 

@@ -8,14 +8,14 @@ import (
 
 // The project root. A session's tools work in its working directory, but
 // its project scope — the project and local settings (rules, hooks, env),
-// .mcp.json, the .claude/ folders of skills, commands, agents and output
-// styles, CLAUDE_PROJECT_DIR and the workspace trust record — comes from
+// .mcp.json, the .claude/ folders of skills, commands and agents,
+// CLAUDE_PROJECT_DIR and the workspace trust record — comes from
 // one folder: the working directory, or the trusted checkout an SDK host
 // names with Config.ProjectConfigRoot (--project-config-root), of which
 // the working directory is a worktree. Then whatever the branch checked
-// out in the worktree carries in its own .claude/ is not what runs.
-// CLAUDE.md and transcripts stay the working directory's, as in Claude
-// Code.
+// out in the worktree carries in its own .claude/ is not what runs, and
+// command hooks run in the root. CLAUDE.md and transcripts stay the
+// working directory's, as in Claude Code.
 
 // place is where a session runs: cwd for its tools, root for its project
 // scope. Every step that loads project-scoped configuration takes root.
@@ -63,3 +63,12 @@ func projectRoot(dir, cwd string) (string, error) {
 
 // place is where the session runs.
 func (s *Session) place() place { return place{cwd: s.cwd, root: s.root} }
+
+// namedRoot is the project root when Config.ProjectConfigRoot named one,
+// "" when it is the working directory.
+func (s *Session) namedRoot() string {
+	if s.cfg.ProjectConfigRoot == "" {
+		return ""
+	}
+	return s.root
+}

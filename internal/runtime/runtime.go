@@ -54,8 +54,8 @@ type Config struct {
 	Cwd string
 	// ProjectConfigRoot is the trusted checkout Cwd is a worktree of: the
 	// project scope (settings, .mcp.json, .claude/ skills, commands,
-	// agents, output styles, CLAUDE_PROJECT_DIR, workspace trust) comes
-	// from it instead of Cwd. An absolute path; "" means Cwd.
+	// agents, CLAUDE_PROJECT_DIR, workspace trust) comes from it instead
+	// of Cwd (projectroot.go). An absolute path; "" means Cwd.
 	ProjectConfigRoot string
 	// SessionID pins the session id (a UUID); "" makes a new one.
 	SessionID string

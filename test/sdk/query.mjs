@@ -31,6 +31,8 @@
 //              manifest the SDK sends with initialize
 //   sdk-mcp-handshake  the same, without manifests: the MCP handshake runs
 //              over mcp_message
+//   project-config-root  projectConfigRoot: $PROJECT_CONFIG_ROOT, the
+//              checkout cwd stands for
 //   ask        canUseTool answers AskUserQuestion, as the Agent SDK documents:
 //              allow, with updatedInput.answers keyed by question text (the
 //              first option of each question; multi-select ones get all
@@ -138,6 +140,8 @@ function options() {
         allowedTools: ["mcp__calc__add"],
       };
     }
+    case "project-config-root":
+      return { ...base, projectConfigRoot: process.env.PROJECT_CONFIG_ROOT };
     case "structured":
       return {
         ...base,
