@@ -41,6 +41,11 @@ func newWorktreeAndRoot(t *testing.T) worktreeAndRoot {
   "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "printf %s \"$CLAUDE_PROJECT_DIR $PWD\" > `+filepath.Join(p.log, "root-hook")+`"}]}]},
   "enableAllProjectMcpServers": true
 }`)
+	// Local-scope servers are keyed by folder in ~/.claude.json.
+	writeFile(t, filepath.Join(p.configDir, ".claude.json"), `{"projects": {
+  "`+p.cwd+`": {"mcpServers": {"local-worktree": {"command": "true"}}},
+  "`+p.root+`": {"mcpServers": {"local-root": {"command": "true"}}}
+}}`)
 	writeFile(t, filepath.Join(p.root, ".mcp.json"), `{"mcpServers": {"root-server": {"command": "true"}}}`)
 	writeFile(t, filepath.Join(p.root, ".claude", "skills", "root-skill", "SKILL.md"), "---\ndescription: the root's\n---\nRoot.\n")
 	writeFile(t, filepath.Join(p.root, ".claude", "commands", "root-cmd.md"), "---\ndescription: the root's\n---\nRoot.\n")
@@ -103,8 +108,11 @@ func TestProjectConfigRoot(t *testing.T) {
 	for _, s := range init.MCPServers {
 		servers = append(servers, s.Name)
 	}
-	if !slices.Contains(servers, "root-server") || slices.Contains(servers, "worktree-server") {
-		t.Errorf("MCP servers %v: want root-server and not worktree-server", servers)
+	// .mcp.json is the root's; the local scope stays the working
+	// directory's, as in Claude Code.
+	if !slices.Contains(servers, "root-server") || slices.Contains(servers, "worktree-server") ||
+		!slices.Contains(servers, "local-worktree") || slices.Contains(servers, "local-root") {
+		t.Errorf("MCP servers %v: want root-server and local-worktree, not worktree-server or local-root", servers)
 	}
 	for _, list := range [][]string{init.Skills, init.SlashCommands} {
 		if !slices.Contains(list, "root-skill") || slices.Contains(list, "worktree-skill") {

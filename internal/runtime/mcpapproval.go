@@ -39,7 +39,7 @@ func PendingMCPServers(cfg Config) ([]PendingMCPServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, err := mcpconfig.DefaultFiles(getenv, pl.root)
+	files, err := mcpFiles(getenv, pl)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func projectFiles(cfg Config) (mcpconfig.Files, error) {
 	if err != nil {
 		return mcpconfig.Files{}, err
 	}
-	return mcpconfig.DefaultFiles(optionsEnv(cfg.Env), pl.root)
+	return mcpFiles(optionsEnv(cfg.Env), pl)
 }
 
 // approvalSettings are the keys of the merged settings that approve or

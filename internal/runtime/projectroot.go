@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/tackcode/tack/internal/mcp/mcpconfig"
 )
 
 // The project root. A session's tools work in its working directory, but
@@ -71,4 +73,14 @@ func (s *Session) namedRoot() string {
 		return ""
 	}
 	return s.root
+}
+
+// mcpFiles are the MCP configuration files of pl: .mcp.json from the
+// root, while the local scope (and the approvals of project servers) in
+// ~/.claude.json stay under the working directory's key, as Claude Code
+// keeps them.
+func mcpFiles(getenv func(string) string, pl place) (mcpconfig.Files, error) {
+	files, err := mcpconfig.DefaultFiles(getenv, pl.root)
+	files.ProjectKey = filepath.Clean(pl.cwd)
+	return files, err
 }
