@@ -46,6 +46,13 @@ func (m PermissionMode) Valid() bool {
 type Options struct {
 	// Cwd is the working directory; "" means the process's.
 	Cwd string
+	// ProjectConfigRoot is the trusted checkout Cwd is a worktree of
+	// (--project-config-root): the project and local settings (rules,
+	// hooks, env), .mcp.json, the .claude folders of skills, commands and
+	// agents, CLAUDE_PROJECT_DIR and workspace trust come from it, not from
+	// Cwd, while the tools work in Cwd. It must be an absolute path to a
+	// directory; "" means Cwd.
+	ProjectConfigRoot string
 	// Model is an alias (opus, sonnet, haiku) or a model id; "" means
 	// $ANTHROPIC_MODEL or the catalogue's default.
 	Model string
@@ -436,7 +443,7 @@ func (o Options) config() (runtime.Config, error) {
 			AllowedTools: o.AllowedTools, DisallowedTools: o.DisallowedTools, PermissionPromptTool: o.PermissionPromptTool,
 			MaxThinkingTokens: o.MaxThinkingTokens, SystemPrompt: o.SystemPrompt, AppendSystemPrompt: o.AppendSystemPrompt,
 		},
-		Cwd: o.Cwd, SessionID: o.SessionID,
+		Cwd: o.Cwd, ProjectConfigRoot: o.ProjectConfigRoot, SessionID: o.SessionID,
 		Continue: o.Continue, Resume: o.Resume, ForkSession: o.ForkSession, ResumeSessionAt: o.ResumeSessionAt,
 		ResumeDropsTurn: o.ResumeDropsTurn, OnTranscriptWrite: transcriptMirror(o.OnTranscriptWrite),
 		MaxTurns: o.MaxTurns, MaxBudgetUSD: o.MaxBudgetUSD, Betas: o.Betas, Untrusted: o.Untrusted,
@@ -493,7 +500,7 @@ func (cb CanUseTool) approve() func(context.Context, runtime.ApprovalRequest) (r
 // folder without starting a session.
 func configOf(opts Options) runtime.Config {
 	return runtime.Config{Launch: runtime.Launch{Settings: opts.Settings, SettingSources: opts.SettingSources},
-		Cwd: opts.Cwd, Env: opts.Env, Untrusted: opts.Untrusted, ManagedSettings: opts.ManagedSettings}
+		Cwd: opts.Cwd, ProjectConfigRoot: opts.ProjectConfigRoot, Env: opts.Env, Untrusted: opts.Untrusted, ManagedSettings: opts.ManagedSettings}
 }
 
 // TextFiles holds the text of files for a session's file tools

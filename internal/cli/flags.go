@@ -47,6 +47,7 @@ type printFlags struct {
 	managedSettings      string
 	managedInInitialize  bool
 	addDirs              []string
+	projectConfigRoot    string
 	permissionPromptTool string
 	includeHookEvents    bool
 	continueSession      bool
@@ -110,6 +111,7 @@ func (f *printFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.managedInInitialize, "managed-settings-in-initialize", false, "stream-json: the host's managed settings come in the initialize request, which must carry them")
 	fl.StringVar(&f.settingSources, "setting-sources", "", "which settings files to read: user,project,local (default all; \"\" for none)")
 	fl.StringArrayVar(&f.addDirs, "add-dir", nil, "another working directory (repeatable)")
+	fl.StringVar(&f.projectConfigRoot, "project-config-root", "", "the trusted checkout (an absolute `dir`) this working directory is a worktree of: project settings, hooks, .mcp.json and .claude/ come from it")
 	fl.StringVar(&f.permissionPromptTool, "permission-prompt-tool", "", "a tool that approves calls needing approval")
 	fl.BoolVar(&f.includeHookEvents, "include-hook-events", false, "stream-json: include hook_started / hook_response messages")
 	fl.BoolVarP(&f.continueSession, "continue", "c", false, "continue the most recent session in this directory")
@@ -164,6 +166,7 @@ func (f *printFlags) options(cmd *cobra.Command) (agent.Options, error) {
 		Entrypoint:             "cli",
 		Settings:               f.settings,
 		ManagedSettings:        f.managedSettings,
+		ProjectConfigRoot:      f.projectConfigRoot,
 		PermissionPromptTool:   f.permissionPromptTool,
 		IncludeHookEvents:      f.includeHookEvents,
 		Continue:               f.continueSession,

@@ -25,7 +25,6 @@ func runPrint(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error 
 	default:
 		return cmdio.Usagef("invalid --output-format %q: want text, json or stream-json", f.outputFormat)
 	}
-	f.ignored.warn(cmd.Flags(), stdio.Err)
 	if f.replayUser && (f.inputFormat != "stream-json" || f.outputFormat != "stream-json") {
 		return cmdio.Usagef("--replay-user-messages needs --input-format stream-json and --output-format stream-json")
 	}

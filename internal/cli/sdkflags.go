@@ -1,29 +1,21 @@
 package cli
 
-import (
-	"fmt"
-	"io"
-
-	"github.com/spf13/pflag"
-)
+import "github.com/spf13/pflag"
 
 // sdkFlag is a flag of Claude Code's that its official clients (the Agent
 // SDK, and the AI SDK provider and ACP adapters on top of it) pass, and
-// that tack accepts without acting on it. Reason says why; it is the
-// README's table of these flags, which a test holds to this one.
+// that means nothing for tack: tack accepts it, so that the session starts,
+// and has nothing to do with it. Reason says why; it is the README's table
+// of these flags, which a test holds to this one. A flag that could mean
+// something to tack does not belong here: it is implemented in flags.go.
 type sdkFlag struct {
 	Name string
 	// Value: the flag takes a value (--name=v or --name v).
 	Value  bool
 	Reason string
-	// Pending marks a flag that could mean something to tack and does
-	// not yet: a run given one says so on stderr. The others need no
-	// warning: there is nothing for tack to do.
-	Pending bool
 }
 
-// readmeSection is the README heading of the table of sdkFlags, which the
-// warnings point at.
+// readmeSection is the README heading of the table of sdkFlags.
 const readmeSection = "Claude Code flags tack accepts and does not act on"
 
 // sdkFlags is the table: every flag an official client passes that tack
@@ -36,7 +28,6 @@ func sdkFlags() []sdkFlag {
 		{Name: "channels", Value: true, Reason: "tack has no channels: MCP servers cannot push messages into a session, so there are no channel servers to register."},
 		{Name: "assistant", Reason: "Claude Code's assistant mode (passed by Agent SDK 0.2.x); tack has no such mode."},
 		{Name: "proactive", Reason: "Claude Code's proactive mode (passed by Agent SDK 0.2.x), in which the model acts between prompts on its own; tack has no such mode."},
-		{Name: "project-config-root", Value: true, Pending: true, Reason: "not yet: tack reads project settings, .mcp.json and .claude/ from the working directory, not from another root."},
 	}
 }
 
@@ -54,22 +45,4 @@ func (g *ignoredFlags) register(fl *pflag.FlagSet) {
 		}
 		_ = fl.MarkHidden(f.Name)
 	}
-}
-
-// warn names each pending flag that was given, with the reason and where
-// the table is.
-func (g *ignoredFlags) warn(fl *pflag.FlagSet, w io.Writer) {
-	pending := map[string]string{}
-	for _, f := range sdkFlags() {
-		if f.Pending {
-			pending[f.Name] = f.Reason
-		}
-	}
-	fl.Visit(func(f *pflag.Flag) {
-		reason, ok := pending[f.Name]
-		if !ok {
-			return
-		}
-		fmt.Fprintf(w, "tack: --%s=%s is accepted and not acted on: %s (README: %q)\n", f.Name, *g.values[f.Name], reason, readmeSection)
-	})
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-
 	"github.com/tackcode/tack/internal/llm/llmtest"
 )
 
@@ -129,24 +127,25 @@ func TestSDKFlagsREADMETable(t *testing.T) {
 	}
 }
 
-// A pending flag is named with its reason and the README section; one with
-// nothing to do, or one implemented, is not warned about.
-func TestSDKFlagWarnings(t *testing.T) {
-	root := &cobra.Command{}
-	f := &printFlags{}
-	f.register(root)
-	if err := root.Flags().Parse([]string{"--project-config-root", "/r", "--session-mirror", "--resume-drops-turn", "u", "--await-initialize", "--channels", "x", "--effort", "high", "--thinking=adaptive"}); err != nil {
-		t.Fatal(err)
+// Every flag of the table, given as a client gives it, leaves a print-mode
+// run as it was: it starts, answers, and says nothing about the flag.
+func TestSDKFlagsChangeNothing(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("fine")))
+	args := []string{"-p", "hi"}
+	for _, f := range sdkFlags() {
+		if f.Value {
+			args = append(args, "--"+f.Name, "x")
+		} else {
+			args = append(args, "--"+f.Name)
+		}
 	}
-	var w bytes.Buffer
-	f.ignored.warn(root.Flags(), &w)
-	out := w.String()
-	if !strings.Contains(out, "--project-config-root=/r is accepted and not acted on: not yet:") || !strings.Contains(out, readmeSection) {
-		t.Errorf("warning: %q", out)
+	out, errOut, code := run(t, srv, args...)
+	if code != 0 || strings.TrimSpace(out) != "fine" {
+		t.Fatalf("exit %d, out %q, stderr %q", code, out, errOut)
 	}
-	for _, quiet := range []string{"await-initialize", "channels", "effort", "thinking", "session-mirror", "resume-drops-turn"} {
-		if strings.Contains(out, "--"+quiet) {
-			t.Errorf("a warning about --%s: %q", quiet, out)
+	for _, f := range sdkFlags() {
+		if strings.Contains(errOut, f.Name) {
+			t.Errorf("stderr mentions --%s: %q", f.Name, errOut)
 		}
 	}
 }

@@ -23,7 +23,6 @@ func runInitOnly(cmd *cobra.Command, stdio IO, f *printFlags, args []string) err
 	if err != nil {
 		return err
 	}
-	f.ignored.warn(cmd.Flags(), stdio.Err)
 	opts.Notify = func(msg string) { fmt.Fprintf(stdio.Err, "tack: %s\n", msg) }
 	// No request is made, so no key is needed; a prompt hook that asks
 	// the model fails, and says so.

@@ -192,9 +192,9 @@ func TestStreamTwoTurnsInOneSession(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Reply(llmtest.Text("first answer")), llmtest.Reply(llmtest.Text("second answer")))
 	t.Setenv("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1")
 	// Flags of the SDK's argv, in both forms, one tack accepts with nothing
-	// to do, one not acted on yet, and one it has never heard of: warnings
-	// for the last two, not failures.
-	p := startPeer(t, srv, "--thinking=adaptive", "--effort", "high", "--betas=x", "--await-initialize", "--project-config-root", "/elsewhere", "--future-flag", "v", "--max-turns=5")
+	// to do, and one it has never heard of: a warning for the last, not a
+	// failure.
+	p := startPeer(t, srv, "--thinking=adaptive", "--effort", "high", "--betas=x", "--await-initialize", "--future-flag", "v", "--max-turns=5")
 	p.controlRequest("init1", map[string]any{"subtype": "initialize", "systemPrompt": []string{"You are a terse test agent."},
 		"appendSystemPrompt": "Answer in one line.",
 		"agents":             map[string]any{"reviewer": map[string]any{"description": "Reviews diffs", "prompt": "You review.", "model": "haiku"}}})
@@ -272,7 +272,7 @@ func TestStreamTwoTurnsInOneSession(t *testing.T) {
 		t.Errorf("system prompt %q", sys)
 	}
 	stderr := p.errOut.String()
-	for _, w := range []string{"--project-config-root", "--future-flag"} {
+	for _, w := range []string{"--future-flag"} {
 		if !strings.Contains(stderr, w) {
 			t.Errorf("no warning about %s in stderr:\n%s", w, stderr)
 		}

@@ -22,7 +22,6 @@ func runTUI(cmd *cobra.Command, stdio IO, f *printFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	f.ignored.warn(cmd.Flags(), stdio.Err)
 	prompt := ""
 	if len(args) > 0 {
 		prompt = args[0]

@@ -16,8 +16,12 @@ import (
 
 // Options says where to look for definitions.
 type Options struct {
-	// Cwd is the project directory; "" means the process's.
+	// Cwd is the working directory, which relative --plugin-dir folders
+	// are read against; "" means the process's.
 	Cwd string
+	// ProjectDir is where the project's .claude folders are looked for
+	// (it, then its parents up to the git root); "" means Cwd.
+	ProjectDir string
 	// ConfigDir is the user's directory; "" means $CLAUDE_CONFIG_DIR or
 	// ~/.claude.
 	ConfigDir string
@@ -25,7 +29,7 @@ type Options struct {
 	// <ManagedDir>/.claude/{skills,commands,agents}; "" means
 	// DefaultManagedDir(). A missing folder holds none.
 	ManagedDir string
-	// Home bounds the walk up from Cwd; "" means $HOME.
+	// Home bounds the walk up from ProjectDir; "" means $HOME.
 	Home string
 	// Sources limits the user and project folders read, as
 	// --setting-sources does (config.ScopeUser, config.ScopeProject); nil
@@ -76,6 +80,9 @@ func (opts Options) withDefaults() Options {
 	if opts.Cwd == "" {
 		opts.Cwd, _ = os.Getwd()
 	}
+	if opts.ProjectDir == "" {
+		opts.ProjectDir = opts.Cwd
+	}
 	if opts.ConfigDir == "" {
 		opts.ConfigDir = config.DefaultConfigDir(opts.Getenv)
 	}
@@ -110,7 +117,7 @@ func Roots(opts Options) []Root {
 		roots = append(roots, Root{opts.ConfigDir, ScopeUser})
 	}
 	if opts.wants(config.ScopeProject) {
-		for _, d := range ProjectDirs(opts.Cwd, opts.Home) {
+		for _, d := range ProjectDirs(opts.ProjectDir, opts.Home) {
 			roots = append(roots, Root{d, ScopeProject})
 		}
 	}
@@ -139,7 +146,7 @@ func Load(opts Options) *Set {
 	managed := filepath.Join(opts.ManagedDir, ".claude")
 	var projectDirs []string
 	if want(config.ScopeProject) {
-		projectDirs = ProjectDirs(opts.Cwd, opts.Home)
+		projectDirs = ProjectDirs(opts.ProjectDir, opts.Home)
 	}
 
 	// Plugins first: their agents and skills join the candidates below.

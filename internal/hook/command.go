@@ -23,9 +23,9 @@ const pipeDrain = 500 * time.Millisecond
 // missingScript recognises an interpreter's "no such script" error.
 var missingScript = regexp.MustCompile(`(?i)no such file|can't open`)
 
-// runCommand runs a command hook: Shell -c COMMAND in the payload's cwd, the
-// payload on stdin, in a process group of its own that is killed when ctx
-// ends (the hook's timeout or the caller's cancellation).
+// runCommand runs a command hook: Shell -c COMMAND in Options.Dir or the
+// payload's cwd, the payload on stdin, in a process group of its own that
+// is killed when ctx ends (the hook's timeout or the caller's cancellation).
 func (r *Runner) runCommand(ctx context.Context, h Handler, in Input, payload []byte) answer {
 	base := in.Common()
 	projectDir := r.opts.ProjectDir
@@ -40,6 +40,9 @@ func (r *Runner) runCommand(ctx context.Context, h Handler, in Input, payload []
 
 	cmd := exec.CommandContext(ctx, r.shell, "-c", h.Command)
 	cmd.Dir = base.Cwd
+	if r.opts.Dir != "" {
+		cmd.Dir = r.opts.Dir
+	}
 	cmd.Env = env
 	cmd.Stdin = bytes.NewReader(payload)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

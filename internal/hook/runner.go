@@ -42,6 +42,10 @@ type Options struct {
 	// ProjectDir is CLAUDE_PROJECT_DIR for command hooks; empty means the
 	// payload's cwd.
 	ProjectDir string
+	// Dir is the working directory of command hooks; empty means the
+	// payload's cwd. A session with a named project root runs them there,
+	// where the paths its settings name are, as Claude Code does.
+	Dir string
 	// Env is the base environment of command hooks; nil means the process's.
 	Env []string
 	// Shell runs command hooks as Shell -c COMMAND. Empty: bash when it is

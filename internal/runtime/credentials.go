@@ -129,11 +129,11 @@ func runKeyHelper(ctx context.Context, helper string, settingsEnv []string, env 
 // use, read from its settings as the session reads them; the helper is run
 // only when run is set.
 func ResolveCredentials(ctx context.Context, cfg Config, run bool) (Credentials, error) {
-	cwd, err := workingDir(cfg.Cwd)
+	pl, err := placeOf(cfg)
 	if err != nil {
 		return Credentials{}, err
 	}
-	settings, err := readSettings(cfg, cwd, optionsEnv(cfg.Env))
+	settings, err := readSettings(cfg, pl, optionsEnv(cfg.Env))
 	if err != nil {
 		return Credentials{}, err
 	}

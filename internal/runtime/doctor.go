@@ -20,11 +20,11 @@ const DefaultBaseURL = "https://api.anthropic.com"
 // cheap request to the API with them, without retries; ctx bounds it. It
 // returns the base URL asked and the credentials used.
 func PingAPI(ctx context.Context, cfg Config) (baseURL string, creds Credentials, err error) {
-	cwd, err := workingDir(cfg.Cwd)
+	pl, err := placeOf(cfg)
 	if err != nil {
 		return "", creds, err
 	}
-	settings, err := readSettings(cfg, cwd, optionsEnv(cfg.Env))
+	settings, err := readSettings(cfg, pl, optionsEnv(cfg.Env))
 	if err != nil {
 		return "", creds, err
 	}
@@ -52,11 +52,11 @@ type SettingsFile struct {
 // CheckSettingsFiles reads the settings files a session started with cfg
 // would read and says, for each, whether it is there and valid.
 func CheckSettingsFiles(cfg Config) ([]SettingsFile, error) {
-	cwd, err := workingDir(cfg.Cwd)
+	pl, err := placeOf(cfg)
 	if err != nil {
 		return nil, err
 	}
-	opts, err := loadOptions(cfg, cwd, optionsEnv(cfg.Env))
+	opts, err := loadOptions(cfg, pl, optionsEnv(cfg.Env))
 	if err != nil {
 		return nil, err
 	}
@@ -120,11 +120,11 @@ type SandboxStatus struct {
 // CheckSandbox reads the sandbox settings a session started with cfg
 // would use and probes this machine's backends.
 func CheckSandbox(cfg Config) (SandboxStatus, error) {
-	cwd, err := workingDir(cfg.Cwd)
+	pl, err := placeOf(cfg)
 	if err != nil {
 		return SandboxStatus{}, err
 	}
-	settings, err := readSettings(cfg, cwd, optionsEnv(cfg.Env))
+	settings, err := readSettings(cfg, pl, optionsEnv(cfg.Env))
 	if err != nil {
 		return SandboxStatus{}, err
 	}

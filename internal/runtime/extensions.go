@@ -56,6 +56,7 @@ func (s *Session) extOptions() (extension.Options, error) {
 	}
 	return extension.Options{
 		Cwd:                  s.cwd,
+		ProjectDir:           s.root,
 		ConfigDir:            config.DefaultConfigDir(s.getenv),
 		ManagedDir:           s.getenv("TACK_MANAGED_DIR"),
 		Home:                 homeDir(s.getenv),

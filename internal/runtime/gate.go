@@ -273,9 +273,9 @@ func (s *Session) settingsFileOf(destination string) (config.Source, error) {
 	case "", "session", "cliArg":
 		return config.Source{}, nil
 	case "localSettings":
-		return config.Source{Scope: config.ScopeLocal, Path: filepath.Join(s.cwd, ".claude", "settings.local.json")}, nil
+		return config.Source{Scope: config.ScopeLocal, Path: filepath.Join(s.root, ".claude", "settings.local.json")}, nil
 	case "projectSettings":
-		return config.Source{Scope: config.ScopeProject, Path: filepath.Join(s.cwd, ".claude", "settings.json")}, nil
+		return config.Source{Scope: config.ScopeProject, Path: filepath.Join(s.root, ".claude", "settings.json")}, nil
 	case "userSettings":
 		return config.Source{Scope: config.ScopeUser, Path: filepath.Join(config.DefaultConfigDir(s.getenv), "settings.json")}, nil
 	}

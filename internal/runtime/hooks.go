@@ -78,7 +78,8 @@ func (s *Session) hookOptions(env *tool.Env) hook.Options {
 		Hooks: s.fileHooks(),
 		Settings: hook.Settings{Env: s.settings.Env, AllowedHTTPHookURLs: optionalTexts(s.settings.AllowedHTTPHookURLs),
 			HTTPHookAllowedEnvVars: optionalTexts(s.settings.HTTPHookAllowedEnvVars)},
-		ProjectDir: s.cwd,
+		ProjectDir: s.root,
+		Dir:        s.namedRoot(),
 		Env:        append(os.Environ(), envList(s.cfg.Env)...),
 		IfMatcher: func(rule, toolName string, input json.RawMessage) (bool, error) {
 			return permission.MatchRule(rule, permission.Call{Tool: toolName, Input: input, Cwd: env.Cwd()}, s.cwd)

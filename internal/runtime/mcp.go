@@ -111,7 +111,7 @@ func (s *Session) startSessionMCP(ctx context.Context, t *thread) error {
 // mcpServers is the session's MCP configuration: the files', the options',
 // the plugins' and the main agent's inline servers, problems reported.
 func (s *Session) mcpServers(t *thread) (*mcpconfig.Set, error) {
-	files, err := mcpconfig.DefaultFiles(s.getenv, s.cwd)
+	files, err := mcpFiles(s.getenv, s.place())
 	if err != nil {
 		return nil, err
 	}

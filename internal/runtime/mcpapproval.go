@@ -30,16 +30,16 @@ func PendingMCPServers(cfg Config) ([]PendingMCPServer, error) {
 	if cfg.Untrusted || cfg.StrictMCPConfig {
 		return nil, nil
 	}
-	cwd, err := workingDir(cfg.Cwd)
+	pl, err := placeOf(cfg)
 	if err != nil {
 		return nil, err
 	}
 	getenv := optionsEnv(cfg.Env)
-	settings, err := readSettings(cfg, cwd, getenv)
+	settings, err := readSettings(cfg, pl, getenv)
 	if err != nil {
 		return nil, err
 	}
-	files, err := mcpconfig.DefaultFiles(getenv, cwd)
+	files, err := mcpFiles(getenv, pl)
 	if err != nil {
 		return nil, err
 	}
@@ -83,11 +83,11 @@ func ApproveAllMCPServers(cfg Config) error {
 }
 
 func projectFiles(cfg Config) (mcpconfig.Files, error) {
-	cwd, err := workingDir(cfg.Cwd)
+	pl, err := placeOf(cfg)
 	if err != nil {
 		return mcpconfig.Files{}, err
 	}
-	return mcpconfig.DefaultFiles(optionsEnv(cfg.Env), cwd)
+	return mcpFiles(optionsEnv(cfg.Env), pl)
 }
 
 // approvalSettings are the keys of the merged settings that approve or

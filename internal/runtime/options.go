@@ -17,16 +17,17 @@ import (
 // and — for a continued, resumed or forked session — the stored session,
 // whose recorded launch options fill in what this launch leaves unset.
 func (s *Session) resolveOptions(context.Context) error {
-	cwd, err := workingDir(s.cfg.Cwd)
+	pl, err := placeOf(s.cfg)
 	if err != nil {
 		return err
 	}
+	cwd := pl.cwd
 	if s.cfg.SessionID != "" {
 		if _, err := uuid.Parse(s.cfg.SessionID); err != nil {
 			return fmt.Errorf("session id %q is not a UUID", s.cfg.SessionID)
 		}
 	}
-	s.cwd = cwd
+	s.cwd, s.root = pl.cwd, pl.root
 	s.askedModel = s.cfg.Model
 	processEnv := optionsEnv(s.cfg.Env)
 	projectDir := session.ProjectDir(session.ConfigDir(processEnv), cwd, processEnv)

@@ -52,6 +52,11 @@ type Config struct {
 
 	// Cwd is the working directory; "" means the process's.
 	Cwd string
+	// ProjectConfigRoot is the trusted checkout Cwd is a worktree of: the
+	// project scope (settings, .mcp.json, .claude/ skills, commands,
+	// agents, CLAUDE_PROJECT_DIR, workspace trust) comes from it instead
+	// of Cwd (projectroot.go). An absolute path; "" means Cwd.
+	ProjectConfigRoot string
 	// SessionID pins the session id (a UUID); "" makes a new one.
 	SessionID string
 	// Continue, Resume, ForkSession and ResumeSessionAt pick a stored
@@ -290,6 +295,7 @@ type Session struct {
 
 	// Shared by the main thread and every subagent.
 	cwd        string
+	root       string // the project root (projectroot.go)
 	sessionID  string
 	getenv     func(string) string
 	procEnv    []string

@@ -16,7 +16,7 @@ import (
 // the session's environment lookup: the options' Env, then the settings'
 // env (ANTHROPIC_MODEL…), then the process's.
 func (s *Session) loadSettings(context.Context) error {
-	settings, err := readSettings(s.cfg, s.cwd, optionsEnv(s.cfg.Env))
+	settings, err := readSettings(s.cfg, s.place(), optionsEnv(s.cfg.Env))
 	if err != nil {
 		return err
 	}
@@ -28,10 +28,11 @@ func (s *Session) loadSettings(context.Context) error {
 	return nil
 }
 
-// readSettings reads the settings files for cwd, checking every permission
-// rule and hook filter with the permission grammar.
-func readSettings(cfg Config, cwd string, getenv func(string) string) (*config.Merged, error) {
-	opts, err := loadOptions(cfg, cwd, getenv)
+// readSettings reads the settings files for pl (the project's from its
+// root), checking every permission rule and hook filter with the
+// permission grammar.
+func readSettings(cfg Config, pl place, getenv func(string) string) (*config.Merged, error) {
+	opts, err := loadOptions(cfg, pl, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -39,14 +40,16 @@ func readSettings(cfg Config, cwd string, getenv func(string) string) (*config.M
 }
 
 // loadOptions say which settings files the session reads, and how.
-func loadOptions(cfg Config, cwd string, getenv func(string) string) (config.LoadOptions, error) {
-	return sessionLoad(cfg, cwd, cfg.Settings, getenv)
+func loadOptions(cfg Config, pl place, getenv func(string) string) (config.LoadOptions, error) {
+	return settingsLoad(pl, cfg.Settings, cfg, getenv)
 }
 
-// sessionLoad are the session's load options with flagSettings as the
-// --settings layer, and the host's managed settings.
-func sessionLoad(cfg Config, cwd, flagSettings string, getenv func(string) string) (config.LoadOptions, error) {
-	opts, err := config.SessionLoad(cwd, flagSettings, cfg.SettingSources, cfg.Untrusted, getenv, permission.CheckRule)
+// settingsLoad is loadOptions with the --settings layer given: the
+// project and local files from pl.root, a relative --settings path from
+// pl.cwd, and the host's managed settings.
+func settingsLoad(pl place, flagSettings string, cfg Config, getenv func(string) string) (config.LoadOptions, error) {
+	opts, err := config.SessionLoad(pl.cwd, flagSettings, cfg.SettingSources, cfg.Untrusted, getenv, permission.CheckRule)
+	opts.ProjectDir = pl.root
 	opts.HostManaged = cfg.ManagedSettings
 	return opts, err
 }
@@ -98,7 +101,7 @@ type current struct {
 // column, and the session keeps the settings it had.
 func (s *Session) reloadSettings() error {
 	// The --settings layer with what ApplyFlagSettings laid over it.
-	opts, err := sessionLoad(s.cfg, s.cwd, s.flagSettings(), optionsEnv(s.cfg.Env))
+	opts, err := settingsLoad(s.place(), s.flagSettings(), s.cfg, optionsEnv(s.cfg.Env))
 	if err != nil {
 		return err
 	}

@@ -25,8 +25,9 @@ import (
 // Workspace is a folder as workspace trust sees it.
 type Workspace struct {
 	// Dir is the folder trust is recorded for: the root of the git
-	// repository holding the working directory, else the working
-	// directory itself (symbolic links resolved).
+	// repository holding the working directory (or the project root that
+	// stands for it, Config.ProjectConfigRoot), else that directory itself
+	// (symbolic links resolved).
 	Dir string
 	// Trusted reports whether the user trusts the folder; TrustedBy is the
 	// folder whose record says so: Dir, the working directory or — for a
@@ -44,19 +45,21 @@ type Workspace struct {
 }
 
 // CheckWorkspace reports whether the user trusts the folder a session with
-// cfg would run in (cfg.Cwd; HOME and CLAUDE_CONFIG_DIR from cfg.Env or the
+// cfg would take its project scope from (cfg.Cwd, or the
+// cfg.ProjectConfigRoot that stands for it; HOME and CLAUDE_CONFIG_DIR from cfg.Env or the
 // environment, never from a settings file), and what the folder brings. It
 // runs nothing. A malformed settings file of the folder, or a malformed
 // ~/.claude.json, is an error naming its file, line and column.
 func CheckWorkspace(cfg Config) (Workspace, error) {
-	cwd, err := workingDir(cfg.Cwd)
+	pl, err := placeOf(cfg)
 	if err != nil {
 		return Workspace{}, err
 	}
+	cwd := pl.root
 	getenv := optionsEnv(cfg.Env)
 	distrusted := cfg
 	distrusted.Untrusted = true
-	settings, err := readSettings(distrusted, cwd, getenv)
+	settings, err := readSettings(distrusted, pl, getenv)
 	if err != nil {
 		return Workspace{}, err
 	}
@@ -180,14 +183,14 @@ type workspaceTrust struct {
 // session that is not untrusted is refused when they require trust and the
 // folder is not trusted.
 func (s *Session) decideTrust(context.Context) error {
-	trust, err := trustOf(s.cfg, s.cwd, s.settings)
+	trust, err := trustOf(s.cfg, s.root, s.settings)
 	if err != nil {
 		return err
 	}
 	s.trust = trust
 	s.notify(trust.notice())
 	if !s.cfg.Untrusted {
-		for _, msg := range withholdWidening(s.cfg, s.cwd, s.settings) {
+		for _, msg := range withholdWidening(s.cfg, s.root, s.settings) {
 			s.notify(msg)
 		}
 	}
@@ -259,9 +262,11 @@ func countEntries(n int, key string) string {
 	return fmt.Sprintf("%d %s entries", n, key)
 }
 
-func trustOf(cfg Config, cwd string, settings *config.Merged) (workspaceTrust, error) {
+// trustOf is the trust decision for the project root of a session with
+// cfg.
+func trustOf(cfg Config, root string, settings *config.Merged) (workspaceTrust, error) {
 	if cfg.Untrusted {
-		ws, err := inspectFolder(cfg, cwd, optionsEnv(cfg.Env), settings.Ignored)
+		ws, err := inspectFolder(cfg, root, optionsEnv(cfg.Env), settings.Ignored)
 		if err != nil {
 			return workspaceTrust{}, err
 		}

@@ -125,7 +125,7 @@ func (wg *watching) refresh() {
 // wg.mu.
 func (wg *watching) watchSettings() {
 	s := wg.s
-	opts, err := loadOptions(s.cfg, s.cwd, optionsEnv(s.cfg.Env))
+	opts, err := loadOptions(s.cfg, s.place(), optionsEnv(s.cfg.Env))
 	if err != nil {
 		return // the session could not have started
 	}

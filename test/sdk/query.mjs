@@ -35,6 +35,8 @@
 //              under allowedTools and bypassPermissions, and keys that would
 //              widen access (a hook, defaultMode, model)
 //   managed-init  the same with managedSettingsDelivery: 'initialize'
+//   project-config-root  projectConfigRoot: $PROJECT_CONFIG_ROOT, the
+//              checkout cwd stands for
 //   ask        canUseTool answers AskUserQuestion, as the Agent SDK documents:
 //              allow, with updatedInput.answers keyed by question text (the
 //              first option of each question; multi-select ones get all
@@ -142,6 +144,8 @@ function options() {
         allowedTools: ["mcp__calc__add"],
       };
     }
+    case "project-config-root":
+      return { ...base, projectConfigRoot: process.env.PROJECT_CONFIG_ROOT };
     case "structured":
       return {
         ...base,

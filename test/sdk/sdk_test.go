@@ -69,6 +69,13 @@ func (o queryOutput) results() []map[string]any {
 // working directory, and returns what the SDK yielded.
 func runQuery(t *testing.T, srv *llmtest.Server, scenario string) (queryOutput, string) {
 	t.Helper()
+	return runQueryWith(t, srv, scenario, nil)
+}
+
+// runQueryWith is runQuery with prepare, when set, laying out the working
+// directory first and returning more environment for query.mjs.
+func runQueryWith(t *testing.T, srv *llmtest.Server, scenario string, prepare func(cwd string) []string) (queryOutput, string) {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed: the Agent SDK interop tests need it (scripts/test installs the rest)")
@@ -85,6 +92,10 @@ func runQuery(t *testing.T, srv *llmtest.Server, scenario string) (queryOutput, 
 		t.Fatal(err)
 	}
 	home := t.TempDir()
+	var extra []string
+	if prepare != nil {
+		extra = prepare(cwd)
+	}
 	cmd := exec.Command(node, filepath.Join(sdkDir, "query.mjs"), scenario, tackBin, cwd)
 	cmd.Dir = sdkDir
 	cmd.Env = []string{
@@ -97,6 +108,7 @@ func runQuery(t *testing.T, srv *llmtest.Server, scenario string) (queryOutput, 
 		// No administrator's file from the machine running the tests.
 		"TACK_MANAGED_SETTINGS=" + filepath.Join(home, "managed-settings.json"),
 	}
+	cmd.Env = append(cmd.Env, extra...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
