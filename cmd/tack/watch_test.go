@@ -263,9 +263,11 @@ func TestCwdChangedAfterCd(t *testing.T) {
 	}
 	// The FileChanged of .envrc comes once the file is still: after the
 	// command that made it, before the end of the one that waits for it.
+	// Whether it comes before or after that command starts depends on how
+	// long the next model request takes, so either place is right.
 	fileChanged := slices.Index(order, "FileChanged in "+sub)
 	made := slices.Index(order, "PostToolUse echo A=1 > .envrc in "+sub)
-	if fileChanged < made || fileChanged != len(order)-2 {
+	if fileChanged < made || fileChanged >= len(order)-1 {
 		t.Errorf("FileChanged at %d, want after %d and before the last PostToolUse: %q", fileChanged, made, order)
 	}
 	if fileChanged >= 0 {
