@@ -431,6 +431,34 @@ func TestImpliedTrustWithholdsTheProjectsGrants(t *testing.T) {
 		}
 	}
 
+	// Reading the settings again (here through ApplyFlagSettings) keeps the
+	// project's grants withheld.
+	os.Remove(filepath.Join(cwd, "by-local-rule"))
+	notices = nil
+	c, err := agent.NewClient(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ApplyFlagSettings(map[string]any{"env": map[string]any{"RELOADED": "1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send("after a reload"); err != nil {
+		t.Fatal(err)
+	}
+	c.CloseSend()
+	for _, err := range c.Messages() {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Close()
+	if exists("by-project-rule") || !exists("by-local-rule") {
+		t.Errorf("after a reload: project rule ran %v, local rule ran %v; want false, true", exists("by-project-rule"), exists("by-local-rule"))
+	}
+	if !slices.ContainsFunc(notices, func(n string) bool { return strings.Contains(n, "Ignoring 2 permissions.allow entries") }) {
+		t.Errorf("after a reload, no notice of the withheld rules: %q", notices)
+	}
+
 	if _, err := agent.TrustWorkspace(opts); err != nil {
 		t.Fatal(err)
 	}

@@ -112,6 +112,13 @@ func (s *Session) reloadSettings() error {
 	for _, w := range settings.Warnings {
 		s.notify("settings: " + w.Error())
 	}
+	if !s.cfg.Untrusted {
+		// A reload reads the project's file again: what it grants itself
+		// stays withheld until the folder is trusted, as at the start.
+		for _, msg := range withholdWidening(s.cfg, s.root, settings) {
+			s.notify(msg)
+		}
+	}
 	rules, err := ruleSet(settings, s.cfg, s.cwd)
 	if err != nil {
 		return err
