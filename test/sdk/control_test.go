@@ -1,12 +1,9 @@
 package sdk
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -52,10 +49,6 @@ type controlOutput struct {
 // TestSDKControlMethods calls, through the real Agent SDK, the Query
 // methods that send tack the control requests reaching into a session.
 func TestSDKControlMethods(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
 	mcpScript, err := filepath.Abs(filepath.Join("..", "mcp", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
 	if err != nil {
 		t.Fatal(err)
@@ -67,29 +60,15 @@ func TestSDKControlMethods(t *testing.T) {
 		llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "echo $$ > pid; exec sleep 600", "run_in_background": true})),
 		llmtest.Reply(llmtest.Text("started")),
 		llmtest.Reply(llmtest.ToolUse("session_title", map[string]string{"title": "Login redirect loop"})))
-	cwd, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cwd := workDir(t)
 	if err := os.MkdirAll(filepath.Join(cwd, ".claude", "skills", "deploy"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(cwd, ".claude", "skills", "deploy", "SKILL.md"), []byte("---\ndescription: Ship it\n---\nShip.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	home := t.TempDir()
-	cmd := exec.Command(node, "control.mjs", tackBin, cwd, mcpScript)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
-		"ANTHROPIC_API_KEY=test", "ANTHROPIC_BASE_URL=" + srv.URL(), "SHELL=/bin/bash", "MCP_TIMEOUT=30000", "IS_SANDBOX=1"}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("control.mjs: %v\n%s", err, stderr.String())
-	}
 	var out controlOutput
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatalf("control.mjs output: %v\n%s", err, stdout.String())
-	}
+	runScript(t, srv, &out, []string{"MCP_TIMEOUT=30000", "IS_SANDBOX=1"}, "control.mjs", tackBin, cwd, mcpScript)
 	if out.Error != "" {
 		t.Fatalf("a call threw: %s\ntack's stderr: %s", out.Error, strings.Join(out.Stderr, ""))
 	}

@@ -1,10 +1,7 @@
 package sdk
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -48,41 +45,8 @@ type mirrorOutput struct {
 
 func runMirror(t *testing.T, srv *llmtest.Server, scenario string) mirrorOutput {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: the Agent SDK interop tests need it (scripts/test installs the rest)")
-	}
-	sdkDir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(sdkDir, "node_modules", "@anthropic-ai", "claude-agent-sdk", "package.json")); err != nil {
-		t.Fatal("test/sdk/node_modules is missing: run scripts/test (it runs `npm ci --omit=optional` in test/sdk)")
-	}
-	cwd, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	home := t.TempDir()
-	cmd := exec.Command(node, filepath.Join(sdkDir, "mirror.mjs"), scenario, tackBin, cwd)
-	cmd.Dir = sdkDir
-	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + home,
-		"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
-		"ANTHROPIC_API_KEY=test",
-		"ANTHROPIC_BASE_URL=" + srv.URL(),
-		"SHELL=/bin/bash",
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("mirror.mjs %s: %v\n%s", scenario, err, stderr.String())
-	}
 	var out mirrorOutput
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatalf("mirror.mjs output: %v\n%s", err, stdout.String())
-	}
+	runScript(t, srv, &out, nil, "mirror.mjs", scenario, tackBin, workDir(t))
 	t.Logf("tack's stderr: %s", strings.Join(out.Stderr, ""))
 	return out
 }

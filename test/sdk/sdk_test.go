@@ -76,6 +76,35 @@ func runQuery(t *testing.T, srv *llmtest.Server, scenario string) (queryOutput, 
 // directory first and returning more environment for query.mjs.
 func runQueryWith(t *testing.T, srv *llmtest.Server, scenario string, prepare func(cwd string) []string) (queryOutput, string) {
 	t.Helper()
+	cwd := workDir(t)
+	var extra []string
+	if prepare != nil {
+		extra = prepare(cwd)
+	}
+	var out queryOutput
+	runScript(t, srv, &out, extra, "query.mjs", scenario, tackBin, cwd)
+	if out.Error != "" && scenario != "max-turns" {
+		t.Fatalf("query() threw: %s\ntack's stderr: %s", out.Error, strings.Join(out.Stderr, ""))
+	}
+	t.Logf("tack's stderr: %s", strings.Join(out.Stderr, ""))
+	return out, cwd
+}
+
+// workDir is a fresh working directory, symbolic links resolved.
+func workDir(t *testing.T) string {
+	t.Helper()
+	cwd, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cwd
+}
+
+// runScript runs one of this folder's Node scripts on the Agent SDK
+// (node SCRIPT ARGS…) with an empty HOME, srv as the API and extra in its
+// environment, and decodes what it prints, one JSON value, into out.
+func runScript(t *testing.T, srv *llmtest.Server, out any, extra []string, script string, args ...string) {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed: the Agent SDK interop tests need it (scripts/test installs the rest)")
@@ -87,18 +116,10 @@ func runQueryWith(t *testing.T, srv *llmtest.Server, scenario string, prepare fu
 	if _, err := os.Stat(filepath.Join(sdkDir, "node_modules", "@anthropic-ai", "claude-agent-sdk", "package.json")); err != nil {
 		t.Fatal("test/sdk/node_modules is missing: run scripts/test (it runs `npm ci --omit=optional` in test/sdk)")
 	}
-	cwd, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
 	home := t.TempDir()
-	var extra []string
-	if prepare != nil {
-		extra = prepare(cwd)
-	}
-	cmd := exec.Command(node, filepath.Join(sdkDir, "query.mjs"), scenario, tackBin, cwd)
+	cmd := exec.Command(node, append([]string{filepath.Join(sdkDir, script)}, args...)...)
 	cmd.Dir = sdkDir
-	cmd.Env = []string{
+	cmd.Env = append([]string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + home,
 		"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
@@ -107,22 +128,15 @@ func runQueryWith(t *testing.T, srv *llmtest.Server, scenario string, prepare fu
 		"SHELL=/bin/bash",
 		// No administrator's file from the machine running the tests.
 		"TACK_MANAGED_SETTINGS=" + filepath.Join(home, "managed-settings.json"),
-	}
-	cmd.Env = append(cmd.Env, extra...)
+	}, extra...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("query.mjs %s: %v\n%s", scenario, err, stderr.String())
+		t.Fatalf("%s %v: %v\n%s", script, args, err, stderr.String())
 	}
-	var out queryOutput
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatalf("query.mjs output: %v\n%s", err, stdout.String())
+	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
+		t.Fatalf("%s output: %v\n%s", script, err, stdout.String())
 	}
-	if out.Error != "" && scenario != "max-turns" {
-		t.Fatalf("query() threw: %s\ntack's stderr: %s", out.Error, strings.Join(out.Stderr, ""))
-	}
-	t.Logf("tack's stderr: %s", strings.Join(out.Stderr, ""))
-	return out, cwd
 }
 
 func TestSDKQueryRunsToolWithCanUseTool(t *testing.T) {
