@@ -62,6 +62,11 @@ func (e *env) run(args ...string) (string, string) {
 		"ANTHROPIC_API_KEY=test-key",
 		"ANTHROPIC_BASE_URL=" + e.srv.URL(),
 		"SHELL=/bin/bash",
+		// The first request waits for every MCP server to answer or fail,
+		// not for the default 3 s: on a loaded machine a Node server can
+		// take longer to start, and the tests that count on its tools must
+		// not depend on load. Tests of the deadline set their own.
+		"TACK_MCP_STARTUP_DEADLINE_MS=120000",
 	}, e.extra...)
 	cmd.Stdin = strings.NewReader(e.stdin)
 	var stdout, stderr bytes.Buffer

@@ -348,7 +348,10 @@ func TestTimeoutIgnoringTermIsKilled(t *testing.T) {
 	dir := testDir(t)
 	s := New(dir, nil)
 	start := time.Now()
-	out, err := s.Run(context.Background(), `sh -c 'trap "" TERM; echo $$ > child.pid; while :; do sleep 1; done'`, RunOptions{Timeout: 200 * time.Millisecond})
+	// The timeout leaves the shell time to set its trap and write its pid
+	// on a loaded machine: a TERM that came first would kill it before the
+	// test began.
+	out, err := s.Run(context.Background(), `sh -c 'trap "" TERM; echo $$ > child.pid; while :; do sleep 1; done'`, RunOptions{Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
