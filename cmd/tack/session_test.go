@@ -182,6 +182,34 @@ func TestResumeRestoresLaunchOptions(t *testing.T) {
 	}
 }
 
+// A resume asks for the reasoning the session was launched with: its
+// thinking mode and display, effort and task budget, unless given again.
+func TestResumeRestoresReasoningOptions(t *testing.T) {
+	e := newEnv(t, llmtest.Reply(llmtest.Text("one")), llmtest.Reply(llmtest.Text("two")), llmtest.Reply(llmtest.Text("three")))
+	_, id := e.sessionRun("-p", "first", "--model", "sonnet", "--thinking", "adaptive", "--thinking-display", "omitted",
+		"--effort", "low", "--task-budget", "7000")
+	data, err := os.ReadFile(filepath.Join(e.projectDir(), id, "launch.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var launch map[string]any
+	json.Unmarshal(data, &launch)
+	if launch["thinking"] != "adaptive" || launch["thinking_display"] != "omitted" || launch["effort"] != "low" || launch["task_budget"] != 7000.0 {
+		t.Errorf("launch record %s", data)
+	}
+	e.sessionRun("-p", "second", "-r", id)
+	e.sessionRun("-p", "third", "-r", id, "--effort", "max")
+	reqs := e.srv.Requests()
+	for i, want := range []string{`"effort":"low"`, `"effort":"low"`, `"effort":"max"`} {
+		body := string(reqs[i].Body)
+		for _, w := range []string{want, `"task_budget":{"type":"tokens","total":7000}`, `"display":"omitted"`} {
+			if !strings.Contains(body, w) {
+				t.Errorf("request %d has no %s: %.600s", i, w, body)
+			}
+		}
+	}
+}
+
 // TestKillNineNeverBreaksTheTranscript kills tack at random points of runs
 // and checks that every transcript it leaves loads and resumes.
 func TestKillNineNeverBreaksTheTranscript(t *testing.T) {

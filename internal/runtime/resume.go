@@ -81,6 +81,10 @@ func restoreLaunch(o Launch, l session.Launch) Launch {
 	fillNil(&o.DisallowedTools, l.DisallowedTools)
 	fill(&o.PermissionPromptTool, l.PermissionPromptTool)
 	fill(&o.MaxThinkingTokens, l.MaxThinkingTokens)
+	fill(&o.Thinking, l.Thinking)
+	fill(&o.ThinkingDisplay, l.ThinkingDisplay)
+	fill(&o.Effort, l.Effort)
+	fill(&o.TaskBudget, l.TaskBudget)
 	fill(&o.SystemPrompt, l.SystemPrompt)
 	fill(&o.AppendSystemPrompt, l.AppendSystemPrompt)
 	return o

@@ -76,18 +76,6 @@ type Config struct {
 	MaxTurns     int
 	MaxBudgetUSD float64
 	Betas        []string
-	// Thinking is the thinking mode: "adaptive" (or "enabled", the same),
-	// "disabled", or "" for the settings' alwaysThinkingEnabled (off when
-	// unset); Launch.MaxThinkingTokens, when set, asks for a fixed budget
-	// instead. ThinkingDisplay is how thinking comes back ("summarized",
-	// "omitted"; "" for the API's default).
-	Thinking, ThinkingDisplay string
-	// Effort is the reasoning effort asked of models that take one; ""
-	// for the settings' effortLevel, else none (the API's default, high).
-	Effort string
-	// TaskBudget is the tokens the main thread's task may take, told to the
-	// model with every request (0: none).
-	TaskBudget int
 	// PluginDirsWithoutMCP are plugin folders loaded without their MCP
 	// servers, which the caller runs itself (--plugin-dir-no-mcp).
 	PluginDirsWithoutMCP []string
@@ -211,8 +199,20 @@ type Launch struct {
 	DisallowedTools      []string
 	PermissionPromptTool string
 	MaxThinkingTokens    int
-	SystemPrompt         *string
-	AppendSystemPrompt   string
+	// Thinking is the thinking mode: "adaptive" (or "enabled", the same),
+	// "disabled", or "" for the settings' alwaysThinkingEnabled (off when
+	// unset); MaxThinkingTokens, when set, asks for a fixed budget instead.
+	// ThinkingDisplay is how thinking comes back ("summarized", "omitted";
+	// "" for the API's default).
+	Thinking, ThinkingDisplay string
+	// Effort is the reasoning effort asked of models that take one; ""
+	// for the settings' effortLevel, else none (the API's default, high).
+	Effort string
+	// TaskBudget is the tokens the main thread's task may take, told to the
+	// model with every request (0: none).
+	TaskBudget         int
+	SystemPrompt       *string
+	AppendSystemPrompt string
 }
 
 // AgentDef is a subagent the model may start: the caller's definition, or

@@ -105,7 +105,8 @@ func (s *Session) records() (session.Workflow, session.Launch) {
 		Settings: o.Settings, SettingSources: o.SettingSources, MCPConfig: nonNil(o.MCPConfig), StrictMCPConfig: o.StrictMCPConfig,
 		AddDirs: nonNil(o.AddDirs), Agent: o.Agent, Agents: o.AgentsJSON, PluginDirs: nonNil(o.PluginDirs), Tools: o.Tools,
 		AllowedTools: nonNil(o.AllowedTools), DisallowedTools: nonNil(o.DisallowedTools), PermissionPromptTool: o.PermissionPromptTool,
-		MaxThinkingTokens: o.MaxThinkingTokens, SystemPrompt: o.SystemPrompt, AppendSystemPrompt: o.AppendSystemPrompt,
+		MaxThinkingTokens: o.MaxThinkingTokens, Thinking: o.Thinking, ThinkingDisplay: o.ThinkingDisplay, Effort: o.Effort, TaskBudget: o.TaskBudget,
+		SystemPrompt: o.SystemPrompt, AppendSystemPrompt: o.AppendSystemPrompt,
 		CostUSD: s.costBase + eng.Cost(), HooksOnce: s.hookOpts.Once.Keys(s.sessionID),
 		DeferredToolUse: eng.Deferred(),
 	}

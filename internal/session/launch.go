@@ -38,6 +38,12 @@ type Launch struct {
 	DisallowedTools      []string `json:"disallowed_tools"`
 	PermissionPromptTool string   `json:"permission_prompt_tool,omitempty"`
 	MaxThinkingTokens    int      `json:"max_thinking_tokens,omitempty"`
+	// Thinking, ThinkingDisplay, Effort and TaskBudget are --thinking,
+	// --thinking-display, --effort and --task-budget.
+	Thinking        string `json:"thinking,omitempty"`
+	ThinkingDisplay string `json:"thinking_display,omitempty"`
+	Effort          string `json:"effort,omitempty"`
+	TaskBudget      int    `json:"task_budget,omitempty"`
 	// SystemPrompt is nil when --system-prompt was not given.
 	SystemPrompt       *string `json:"system_prompt,omitempty"`
 	AppendSystemPrompt string  `json:"append_system_prompt,omitempty"`
