@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/tackcode/tack/internal/jsontree"
 )
@@ -23,21 +24,77 @@ import (
 const trustField = "hasTrustDialogAccepted"
 
 // TrustKey is the key under "projects" that the trust of the folder dir is
-// recorded under: the root of the git repository holding dir, else dir
-// itself. The path is absolute with its symbolic links resolved, the
-// working directory the kernel (and so Claude Code) reports. The repository
-// root is the nearest folder at or above dir holding a .git entry (a
-// directory, or the file of a worktree or submodule); it is found without
-// running git, which would read the repository's own configuration.
+// recorded under: the canonical root of the git repository holding dir,
+// else dir itself. The path is absolute with its symbolic links resolved,
+// the working directory the kernel (and so Claude Code) reports. The
+// repository root is the nearest folder at or above dir holding a .git
+// entry (a directory, or the file of a worktree or submodule); a linked
+// worktree's canonical root is its main checkout (see canonicalRoot), so
+// that trusting a repository once covers its worktrees, as in Claude Code.
+// All of it is found without running git, which would read the
+// repository's own configuration.
 func TrustKey(dir string) (string, error) {
 	dir, err := physical(dir)
 	if err != nil {
 		return "", err
 	}
 	if root := gitRoot(dir); root != "" {
-		return root, nil
+		return canonicalRoot(root), nil
 	}
 	return dir, nil
+}
+
+// canonicalRoot is the main checkout of the linked worktree root (the
+// folder whose .git is a file), or the bare repository it belongs to; root
+// itself for anything else: a main checkout, a submodule, or a .git file
+// whose links do not agree. The links must agree both ways — root/.git
+// names a gitdir inside <common>/worktrees/, whose gitdir file names
+// root/.git back — because a cloned folder can hold any .git file it likes:
+// without the back link, one could claim a trusted repository as its main
+// checkout and inherit that trust.
+func canonicalRoot(root string) string {
+	dotGit := filepath.Join(root, ".git")
+	gitDir, ok := linkFile(dotGit, "gitdir: ", root)
+	if !ok {
+		return root
+	}
+	common, ok := linkFile(filepath.Join(gitDir, "commondir"), "", gitDir)
+	if !ok || filepath.Dir(gitDir) != filepath.Join(common, "worktrees") {
+		return root
+	}
+	back, ok := linkFile(filepath.Join(gitDir, "gitdir"), "", gitDir)
+	if !ok || back != dotGit {
+		return root
+	}
+	if filepath.Base(common) != ".git" {
+		return common // a worktree of a bare repository
+	}
+	return filepath.Dir(common)
+}
+
+// linkFile reads the path a small regular file of git's holds after
+// prefix, made absolute against dir and physical; ok is false for anything
+// else (missing, a symbolic link, no prefix, a path that does not exist).
+func linkFile(path, prefix, dir string) (string, bool) {
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return "", false
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", false
+	}
+	target, ok := strings.CutPrefix(strings.TrimSpace(string(data)), prefix)
+	if !ok || target == "" || strings.ContainsRune(target, 0) {
+		return "", false
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(dir, target)
+	}
+	real, err := filepath.EvalSymlinks(target)
+	if err != nil {
+		return "", false
+	}
+	return real, true
 }
 
 // physical is dir made absolute, its symbolic links resolved.
@@ -80,8 +137,17 @@ func TrustedBy(claudeJSON, dir string, exact bool) (string, error) {
 		return "", err
 	}
 	cands := []string{dir}
-	if root := gitRoot(dir); root != "" && root != dir {
-		cands = []string{root, dir}
+	if root := gitRoot(dir); root != "" {
+		// The canonical root first (a worktree's main checkout), then the
+		// worktree's own root, then dir.
+		if canon := canonicalRoot(root); canon != root {
+			cands = []string{canon, root}
+		} else {
+			cands = []string{root}
+		}
+		if root != dir {
+			cands = append(cands, dir)
+		}
 	}
 	if !exact {
 		for d := filepath.Dir(dir); ; d = filepath.Dir(d) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -60,6 +61,73 @@ func TestTrustKey(t *testing.T) {
 	}
 	if _, err := TrustKey(filepath.Join(tr.home, "missing")); err == nil {
 		t.Error("a missing folder has a key")
+	}
+}
+
+// A linked worktree made by git is trusted under its main checkout, as in
+// Claude Code (a bare repository's worktree under the bare repository); a
+// .git file whose links do not agree both ways keeps its own key, so a
+// cloned folder cannot claim a trusted repository's trust.
+func TestTrustKeyOfAWorktree(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is not installed")
+	}
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	main := filepath.Join(home, "main")
+	os.MkdirAll(main, 0o755)
+	git(main, "init", "-q")
+	git(main, "commit", "-q", "--allow-empty", "-m", "one")
+	wt := filepath.Join(home, "feature")
+	git(main, "worktree", "add", "-q", wt)
+	bare := filepath.Join(home, "bare.git")
+	git(home, "clone", "-q", "--bare", main, bare)
+	bareWT := filepath.Join(home, "from-bare")
+	git(bare, "worktree", "add", "-q", bareWT)
+
+	// A clone that claims the main checkout's worktree entry as its own.
+	forged := filepath.Join(home, "forged")
+	os.MkdirAll(forged, 0o755)
+	os.WriteFile(filepath.Join(forged, ".git"), []byte("gitdir: "+filepath.Join(main, ".git", "worktrees", "feature")+"\n"), 0o644)
+
+	sub := filepath.Join(wt, "pkg")
+	os.MkdirAll(sub, 0o755)
+	for _, c := range []struct{ dir, want string }{
+		{main, main},
+		{wt, main},
+		{sub, main},
+		{bareWT, bare},
+		{forged, forged},
+	} {
+		if got, err := TrustKey(c.dir); err != nil || got != c.want {
+			t.Errorf("TrustKey(%s) = %q, %v; want %q", c.dir, got, err, c.want)
+		}
+	}
+
+	claude := filepath.Join(home, ".claude.json")
+	os.WriteFile(claude, []byte(`{"projects": {"`+main+`": {"hasTrustDialogAccepted": true}}}`), 0o600)
+	for dir, want := range map[string]string{wt: main, sub: main, forged: ""} {
+		if got, err := TrustedBy(claude, dir, true); err != nil || got != want {
+			t.Errorf("TrustedBy(%s) = %q, %v; want %q", dir, got, err, want)
+		}
+	}
+	// A worktree trusted under its own root (as tack used to record it)
+	// still counts.
+	os.WriteFile(claude, []byte(`{"projects": {"`+wt+`": {"hasTrustDialogAccepted": true}}}`), 0o600)
+	if got, err := TrustedBy(claude, sub, true); err != nil || got != wt {
+		t.Errorf("TrustedBy(%s) = %q, %v; want %q", sub, got, err, wt)
 	}
 }
 
