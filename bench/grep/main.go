@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -66,13 +67,13 @@ func run(root string, runs int) error {
 	for _, c := range cases {
 		contenders := []contender{
 			{run: func() (int, error) { return runTack(ctx, g, root, c) }},
-			{run: func() (int, error) { return countLines(tackCommand(self, root, c)) }},
+			{run: func() (int, error) { return countFound(tackCommand(self, root, c), c) }},
 		}
 		if rgErr == nil {
-			contenders = append(contenders, contender{run: func() (int, error) { return countLines(rgCommand(root, c)) }})
+			contenders = append(contenders, contender{run: func() (int, error) { return countFound(rgCommand(root, c), c) }})
 		}
 		if grepErr == nil {
-			contenders = append(contenders, contender{run: func() (int, error) { return countLines(grepCommand(root, c)) }})
+			contenders = append(contenders, contender{run: func() (int, error) { return countFound(grepCommand(root, c), c) }})
 		}
 		if err := race(contenders, runs); err != nil {
 			return fmt.Errorf("%s: %w", c, err)
@@ -162,11 +163,13 @@ func medianOf(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// countLines runs cmd and counts the lines it prints. Output goes through
-// a pipe, not /dev/null, which ripgrep would notice and stop early.
-func countLines(cmd *exec.Cmd) (int, error) {
-	var c lineCounter
-	cmd.Stdout = &c
+// countFound runs cmd, a search for c, and counts what it found: the
+// lines it prints, or in count mode the total of the per-file counts it
+// prints. Output goes through a pipe, not /dev/null, which ripgrep would
+// notice and stop early.
+func countFound(cmd *exec.Cmd, c benchCase) (int, error) {
+	out := lineCounter{sum: c.mode == "count"}
+	cmd.Stdout = &out
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err := cmd.Run()
@@ -177,14 +180,41 @@ func countLines(cmd *exec.Cmd) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w: %s", cmd, err, stderr.String())
 	}
-	return c.n, nil
+	if out.sum && len(out.partial) > 0 {
+		out.add(out.partial)
+	}
+	return out.n, nil
 }
 
-type lineCounter struct{ n int }
+// lineCounter counts lines written to it, or with sum adds up the
+// numbers after the last colon of each line ("path:count").
+type lineCounter struct {
+	n       int
+	sum     bool
+	partial []byte
+}
 
 func (c *lineCounter) Write(p []byte) (int, error) {
-	c.n += bytes.Count(p, []byte{'\n'})
+	if !c.sum {
+		c.n += bytes.Count(p, []byte{'\n'})
+		return len(p), nil
+	}
+	c.partial = append(c.partial, p...)
+	for {
+		i := bytes.IndexByte(c.partial, '\n')
+		if i < 0 {
+			break
+		}
+		c.add(c.partial[:i])
+		c.partial = c.partial[i+1:]
+	}
+	c.partial = append([]byte(nil), c.partial...)
 	return len(p), nil
+}
+
+func (c *lineCounter) add(line []byte) {
+	n, _ := strconv.Atoi(string(line[bytes.LastIndexByte(line, ':')+1:]))
+	c.n += n
 }
 
 var _ io.Writer = (*lineCounter)(nil)
