@@ -53,12 +53,12 @@ func TestToolsAgree(t *testing.T) {
 			t.Errorf("%s: tack found %d", c, n)
 		}
 		if rgErr == nil {
-			if m, err := countFound(rgCommand(root, c), c); err != nil || m != n {
+			if m, _, err := countFound(rgCommand(root, c), c); err != nil || m != n {
 				t.Errorf("%s: tack %d, rg %d (%v)", c, n, m, err)
 			}
 		}
 		if grepErr == nil {
-			if m, err := countFound(grepCommand(root, c), c); err != nil || m != n {
+			if m, _, err := countFound(grepCommand(root, c), c); err != nil || m != n {
 				t.Errorf("%s: tack %d, grep %d (%v)", c, n, m, err)
 			}
 		}
