@@ -28,7 +28,7 @@ func BenchmarkGrep(b *testing.B) {
 				b.Skip("rg not installed")
 			}
 			for b.Loop() {
-				if _, err := countLines(rgCommand(root, c)); err != nil {
+				if _, _, err := countFound(rgCommand(root, c), c); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -27,7 +27,7 @@ import (
 type benchCase struct {
 	name       string
 	pattern    string
-	mode       string // content or files_with_matches
+	mode       string // content, files_with_matches or count
 	ignoreCase bool
 }
 
@@ -38,10 +38,15 @@ var cases = []benchCase{
 	{name: "literal", pattern: "func NewReader", mode: "content"},
 	{name: "regex", pattern: `func \w+Reader\(`, mode: "files_with_matches"},
 	{name: "regex", pattern: `func \w+Reader\(`, mode: "content"},
+	{name: "regex", pattern: `func \w+Context\(`, mode: "files_with_matches"},
+	{name: "regex", pattern: `func \w+Context\(`, mode: "content"},
 	{name: "literal -i", pattern: "newreader", mode: "files_with_matches", ignoreCase: true},
 	{name: "literal -i", pattern: "newreader", mode: "content", ignoreCase: true},
 	{name: "alternation", pattern: `TODO|FIXME`, mode: "content"},
 	{name: "common word", pattern: `return err`, mode: "content"},
+	{name: "common word", pattern: `return err`, mode: "count"},
+	{name: "no match", pattern: `xyzzy plugh`, mode: "content"},
+	{name: "no match", pattern: `func \w+Xyzzy\(`, mode: "files_with_matches"},
 }
 
 // grepTool returns tack's Grep.
@@ -55,7 +60,8 @@ func grepTool() tool.Tool {
 }
 
 // runTack runs c with tack's Grep over root, without a head limit, and
-// returns the number of files (files mode) or lines (content mode) found.
+// returns the number of files (files mode), lines (content mode) or
+// matching lines (count mode) found.
 func runTack(ctx context.Context, g tool.Tool, root string, c benchCase) (int, error) {
 	in := map[string]any{"pattern": c.pattern, "path": root, "output_mode": c.mode, "head_limit": 0}
 	if c.ignoreCase {
@@ -73,8 +79,11 @@ func runTack(ctx context.Context, g tool.Tool, root string, c benchCase) (int, e
 	if !ok {
 		return 0, fmt.Errorf("tack grep: unexpected result %T", res.Structured)
 	}
-	if c.mode == "content" {
+	switch c.mode {
+	case "content":
 		return gr.NumLines, nil
+	case "count":
+		return gr.NumMatches, nil
 	}
 	return gr.NumFiles, nil
 }
@@ -112,16 +121,15 @@ func once(args []string) error {
 	return w.Flush()
 }
 
+// modeFlag is the flag of rg and grep for each output mode.
+var modeFlag = map[string]string{"content": "-n", "files_with_matches": "-l", "count": "-c"}
+
 // rgCommand is ripgrep doing the same work as tack: no config file,
 // hidden files searched and .gitignore files honoured even outside a git
 // repository (as tack does), .git skipped, line numbers in content mode.
 func rgCommand(root string, c benchCase) *exec.Cmd {
 	args := []string{"--no-config", "--hidden", "--no-require-git", "--glob", "!.git"}
-	if c.mode == "content" {
-		args = append(args, "-n")
-	} else {
-		args = append(args, "-l")
-	}
+	args = append(args, modeFlag[c.mode])
 	if c.ignoreCase {
 		args = append(args, "-i")
 	}
@@ -131,11 +139,7 @@ func rgCommand(root string, c benchCase) *exec.Cmd {
 // grepCommand is GNU grep -r: binary files skipped, no ignore files.
 func grepCommand(root string, c benchCase) *exec.Cmd {
 	args := []string{"-r", "-E", "-I", "--exclude-dir=.git"}
-	if c.mode == "content" {
-		args = append(args, "-n")
-	} else {
-		args = append(args, "-l")
-	}
+	args = append(args, modeFlag[c.mode])
 	if c.ignoreCase {
 		args = append(args, "-i")
 	}

@@ -11,7 +11,9 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 )
@@ -61,53 +63,48 @@ func run(root string, runs int) error {
 	fmt.Println()
 
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "search\ttack\ttack cmd\trg\tgrep -r\ttack/rg\ttack cmd/rg\tgrep/rg\tfound tack/rg/grep\t")
-	var ratios, execRatios []float64
+	fmt.Fprintln(tw, "search\ttack\ttack cmd\trg\tgrep -r\ttack/rg\tcmd/rg\tgrep/rg\tCPU tack/rg\tCPU cmd/rg\tfound tack/rg/grep\t")
+	var ratios, execRatios, cpuRatios []float64
 	for _, c := range cases {
-		contenders := []contender{
-			{run: func() (int, error) { return runTack(ctx, g, root, c) }},
-			{run: func() (int, error) { return countLines(tackCommand(self, root, c)) }},
+		contenders := []*contender{
+			{run: func() (int, time.Duration, error) {
+				return inProcess(func() (int, error) { return runTack(ctx, g, root, c) })
+			}},
+			{run: func() (int, time.Duration, error) { return countFound(tackCommand(self, root, c), c) }},
 		}
+		rg, grep := &contender{}, &contender{}
 		if rgErr == nil {
-			contenders = append(contenders, contender{run: func() (int, error) { return countLines(rgCommand(root, c)) }})
+			rg.run = func() (int, time.Duration, error) { return countFound(rgCommand(root, c), c) }
+			contenders = append(contenders, rg)
 		}
 		if grepErr == nil {
-			contenders = append(contenders, contender{run: func() (int, error) { return countLines(grepCommand(root, c)) }})
+			grep.run = func() (int, time.Duration, error) { return countFound(grepCommand(root, c), c) }
+			contenders = append(contenders, grep)
 		}
 		if err := race(contenders, runs); err != nil {
 			return fmt.Errorf("%s: %w", c, err)
 		}
 		tack, tackExec := contenders[0], contenders[1]
-		rg, grep := contender{time: -1}, contender{time: -1}
-		if rgErr == nil {
-			rg = contenders[2]
-		}
-		if grepErr == nil {
-			grep = contenders[len(contenders)-1]
-		}
-		ratio, execRatio, grepRatio := "-", "-", "-"
-		if rg.time > 0 {
-			r := float64(tack.time) / float64(rg.time)
-			ratios = append(ratios, r)
-			ratio = fmt.Sprintf("%.2f×", r)
-			re := float64(tackExec.time) / float64(rg.time)
-			execRatios = append(execRatios, re)
-			execRatio = fmt.Sprintf("%.2f×", re)
-			if grep.time > 0 {
-				grepRatio = fmt.Sprintf("%.2f×", float64(grep.time)/float64(rg.time))
-			}
-		}
 		if tackExec.found != tack.found {
 			return fmt.Errorf("%s: tack found %d in process, %d as a command", c, tack.found, tackExec.found)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%s/%s\t\n", c, ms(tack.time), ms(tackExec.time), ms(rg.time), ms(grep.time),
-			ratio, execRatio, grepRatio, tack.found, count(rg.found, rgErr), count(grep.found, grepErr))
+		r, re, rgr := tack.wallRatio(rg), tackExec.wallRatio(rg), grep.wallRatio(rg)
+		rc, rec := tack.cpuRatio(rg), tackExec.cpuRatio(rg)
+		if rg.run != nil {
+			ratios, execRatios, cpuRatios = append(ratios, r), append(execRatios, re), append(cpuRatios, rec)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%s/%s\t\n", c,
+			tack.median(), tackExec.median(), rg.median(), grep.median(),
+			times(r), times(re), times(rgr), times(rc), times(rec),
+			tack.found, count(rg), count(grep))
 	}
 	tw.Flush()
 	if len(ratios) > 0 {
-		fmt.Printf("\ntack/rg: median %.2f×, worst %.2f×; as a command: median %.2f×, worst %.2f×\n",
-			medianOf(ratios), slices.Max(ratios), medianOf(execRatios), slices.Max(execRatios))
+		fmt.Printf("\ntack/rg: median %.2f×, worst %.2f×; as a command: median %.2f×, worst %.2f×; CPU as a command: median %.2f×, worst %.2f×\n",
+			medianOf(ratios), slices.Max(ratios), medianOf(execRatios), slices.Max(execRatios), medianOf(cpuRatios), slices.Max(cpuRatios))
 	}
+	fmt.Println("Ratios are medians of per-round ratios: each round runs every tool once, in turn, so load from other processes falls on all alike.")
+	fmt.Println("CPU is user+system time: of the process for commands, of this process's run for tack in process.")
 	fmt.Println("tack: Grep called in process; tack cmd: this program run as a command doing one search and printing it.")
 	fmt.Println("rg, grep and tack cmd are timed as commands with their output read through a pipe.")
 	return nil
@@ -124,33 +121,80 @@ func goSrc() (string, error) {
 
 // contender is one tool's run of a search, and what it measured.
 type contender struct {
-	run   func() (found int, err error)
-	time  time.Duration // median
+	// run runs the search once and returns what it found and the CPU
+	// time it took; nil for a tool that is not installed.
+	run   func() (found int, cpu time.Duration, err error)
+	wall  []float64 // per round
+	cpu   []float64 // per round
 	found int
 }
 
 // race runs each contender once to warm up, then runs them in turn, runs
-// times, so that noise from other processes falls on all alike, and
-// records each one's median wall time.
-func race(cs []contender, runs int) error {
-	times := make([][]float64, len(cs))
+// times, recording each round's wall and CPU time.
+func race(cs []*contender, runs int) error {
 	for round := -1; round < runs; round++ {
-		for i := range cs {
+		for _, c := range cs {
 			start := time.Now()
-			n, err := cs[i].run()
+			n, cpu, err := c.run()
 			if err != nil {
 				return err
 			}
 			if round >= 0 {
-				times[i] = append(times[i], float64(time.Since(start)))
+				c.wall = append(c.wall, float64(time.Since(start)))
+				c.cpu = append(c.cpu, float64(cpu))
 			}
-			cs[i].found = n
+			c.found = n
 		}
 	}
-	for i := range cs {
-		cs[i].time = time.Duration(medianOf(times[i]))
-	}
 	return nil
+}
+
+func (c *contender) median() string {
+	if len(c.wall) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1fms", medianOf(c.wall)/float64(time.Millisecond))
+}
+
+// wallRatio is the median over rounds of c's wall time over base's in the
+// same round; 0 when either did not run.
+func (c *contender) wallRatio(base *contender) float64 { return pairedRatio(c.wall, base.wall) }
+
+// cpuRatio is wallRatio for CPU time.
+func (c *contender) cpuRatio(base *contender) float64 { return pairedRatio(c.cpu, base.cpu) }
+
+func pairedRatio(xs, base []float64) float64 {
+	if len(xs) == 0 || len(xs) != len(base) {
+		return 0
+	}
+	r := make([]float64, len(xs))
+	for i := range xs {
+		r[i] = xs[i] / base[i]
+	}
+	return medianOf(r)
+}
+
+func times(r float64) string {
+	if r == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f×", r)
+}
+
+// inProcess runs f, a search in this process, and measures the CPU time
+// the process spent meanwhile.
+func inProcess(f func() (int, error)) (int, time.Duration, error) {
+	before := processCPU()
+	n, err := f()
+	return n, processCPU() - before, err
+}
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func medianOf(xs []float64) float64 {
@@ -162,11 +206,13 @@ func medianOf(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// countLines runs cmd and counts the lines it prints. Output goes through
-// a pipe, not /dev/null, which ripgrep would notice and stop early.
-func countLines(cmd *exec.Cmd) (int, error) {
-	var c lineCounter
-	cmd.Stdout = &c
+// countFound runs cmd, a search for c, and counts what it found: the
+// lines it prints, or in count mode the total of the per-file counts it
+// prints. Output goes through a pipe, not /dev/null, which ripgrep would
+// notice and stop early.
+func countFound(cmd *exec.Cmd, c benchCase) (int, time.Duration, error) {
+	out := lineCounter{sum: c.mode == "count"}
+	cmd.Stdout = &out
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err := cmd.Run()
@@ -175,30 +221,50 @@ func countLines(cmd *exec.Cmd) (int, error) {
 		err = nil // no match
 	}
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w: %s", cmd, err, stderr.String())
+		return 0, 0, fmt.Errorf("%s: %w: %s", cmd, err, stderr.String())
 	}
-	return c.n, nil
+	if out.sum && len(out.partial) > 0 {
+		out.add(out.partial)
+	}
+	return out.n, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
-type lineCounter struct{ n int }
+// lineCounter counts lines written to it, or with sum adds up the
+// numbers after the last colon of each line ("path:count").
+type lineCounter struct {
+	n       int
+	sum     bool
+	partial []byte
+}
 
 func (c *lineCounter) Write(p []byte) (int, error) {
-	c.n += bytes.Count(p, []byte{'\n'})
+	if !c.sum {
+		c.n += bytes.Count(p, []byte{'\n'})
+		return len(p), nil
+	}
+	c.partial = append(c.partial, p...)
+	for {
+		i := bytes.IndexByte(c.partial, '\n')
+		if i < 0 {
+			break
+		}
+		c.add(c.partial[:i])
+		c.partial = c.partial[i+1:]
+	}
+	c.partial = append([]byte(nil), c.partial...)
 	return len(p), nil
+}
+
+func (c *lineCounter) add(line []byte) {
+	n, _ := strconv.Atoi(string(line[bytes.LastIndexByte(line, ':')+1:]))
+	c.n += n
 }
 
 var _ io.Writer = (*lineCounter)(nil)
 
-func ms(d time.Duration) string {
-	if d < 0 {
+func count(c *contender) string {
+	if c.run == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
-}
-
-func count(n int, missing error) string {
-	if missing != nil {
-		return "-"
-	}
-	return fmt.Sprint(n)
+	return fmt.Sprint(c.found)
 }

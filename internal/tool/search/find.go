@@ -8,33 +8,66 @@ import (
 // notFound is a cursor position meaning "no occurrence in the region".
 const notFound = math.MaxInt
 
-// litScanner finds one literal. A folded literal is found through its
-// rarest byte, in both cases, and confirmed by comparison.
+// litScanner finds one literal. A literal of two bytes or more is found,
+// where vector instructions allow, through its two rarest bytes at once
+// (see indexPair), which lets few false candidates through even when each
+// byte alone is common; otherwise through its rarest byte, in both cases
+// when folded. Candidates are confirmed by comparison.
 type litScanner struct {
 	lit    []byte
 	fold   bool
 	rare   int  // offset in lit of the byte searched for
 	lo, up byte // that byte in lower and upper case
+	// pair: the offsets a < b of the two bytes searched for together,
+	// each with its mask (see indexPair).
+	pair   bool
+	a, b   int
+	ba, ma byte
+	bb, mb byte
 }
 
 func newLitScanner(l literal) litScanner {
 	s := litScanner{lit: l.s, fold: l.fold}
-	best := math.MaxInt
-	for i, c := range l.s {
+	rank := func(i int) int {
+		c := l.s[i]
 		r := int(byteRank[c])
 		if l.fold {
 			r = max(r, int(byteRank[upper(c)]))
 		}
-		if r < best {
-			best, s.rare = r, i
+		return r
+	}
+	first, second := -1, -1
+	for i := range l.s {
+		switch {
+		case first < 0 || rank(i) < rank(first):
+			first, second = i, first
+		case second < 0 || rank(i) < rank(second):
+			second = i
 		}
 	}
+	s.rare = first
 	s.lo = l.s[s.rare]
 	s.up = s.lo
 	if l.fold {
 		s.up = upper(s.lo)
 	}
+	if vectorPair && second >= 0 {
+		s.pair = true
+		s.a, s.b = min(first, second), max(first, second)
+		s.ba, s.ma = s.pairByte(s.a)
+		s.bb, s.mb = s.pairByte(s.b)
+	}
 	return s
+}
+
+// pairByte returns the byte at offset i of the literal and the mask that
+// makes indexPair match it in either case when the literal is folded.
+func (s *litScanner) pairByte(i int) (byte, byte) {
+	c := s.lit[i]
+	if s.fold && 'a' <= c && c <= 'z' {
+		return c, 0x20
+	}
+	return c, 0
 }
 
 // cursor caches, for one literal within one region, the next occurrence
@@ -49,6 +82,9 @@ func (s *litScanner) index(b []byte, from, to int, c *cursor) int {
 	n := len(s.lit)
 	if from+n > to {
 		return notFound
+	}
+	if s.pair {
+		return s.indexPair(b, from, to)
 	}
 	k := s.rare
 	last := to - n + k // the last position the rare byte can take
@@ -80,6 +116,27 @@ func (s *litScanner) index(b []byte, from, to int, c *cursor) int {
 			}
 			return notFound
 		}
+	}
+	return notFound
+}
+
+// indexPair is index through the literal's two rarest bytes.
+func (s *litScanner) indexPair(b []byte, from, to int) int {
+	n := len(s.lit)
+	off := s.b - s.a
+	for from+n <= to {
+		// Candidate starts c in [from, to-n] put the pair's bytes at
+		// c+a and c+b.
+		p := indexPair(b[from+s.a:to-n+s.b+1], off, s.ba, s.ma, s.bb, s.mb)
+		if p < 0 {
+			return notFound
+		}
+		c := from + p
+		w := b[c : c+n]
+		if !s.fold && bytes.Equal(w, s.lit) || s.fold && equalFoldASCII(w, s.lit) {
+			return c
+		}
+		from = c + 1
 	}
 	return notFound
 }

@@ -111,7 +111,7 @@ func TestFinder(t *testing.T) {
 		}
 		var lits []literal
 		for range 1 + rng.IntN(3) {
-			s := make([]byte, 1+rng.IntN(3))
+			s := make([]byte, 1+rng.IntN(6))
 			for i := range s {
 				s[i] = alphabet[rng.IntN(8)]
 			}
@@ -137,6 +137,41 @@ func TestFinder(t *testing.T) {
 				break
 			}
 			from = got + 1 + rng.IntN(3)
+		}
+	}
+}
+
+// TestIndexPair compares the two-byte vector scan with a plain loop on
+// random text, at every length around its 16- and 32-byte blocks, with and
+// without case masks.
+func TestIndexPair(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte("aAbB \n")
+	for n := range 100 {
+		for range 20 {
+			h := make([]byte, n)
+			for i := range h {
+				h[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			off := 1 + rng.IntN(4)
+			b1, b2 := byte("ab"[rng.IntN(2)]), byte("ab "[rng.IntN(3)])
+			var m1, m2 byte
+			if rng.IntN(2) == 0 {
+				m1 = 0x20
+			}
+			if b2 != ' ' && rng.IntN(2) == 0 {
+				m2 = 0x20
+			}
+			want := -1
+			for p := 0; p+off < len(h); p++ {
+				if h[p]|m1 == b1 && h[p+off]|m2 == b2 {
+					want = p
+					break
+				}
+			}
+			if got := indexPair(h, off, b1, m1, b2, m2); got != want {
+				t.Fatalf("indexPair(%q, %d, %q/%#x, %q/%#x) = %d, want %d", h, off, b1, m1, b2, m2, got, want)
+			}
 		}
 	}
 }
