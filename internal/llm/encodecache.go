@@ -7,8 +7,10 @@ import (
 )
 
 // EncodeCache keeps the JSON of the messages one request sent, so that the
-// next request of the same conversation encodes only what is new: a session
-// of a thousand turns then pays for one turn's bytes per request, not for
+// next request of the same conversation encodes only what is new, and sends
+// the bytes of the rest where they already lie: a request's body is a list
+// of segments (see EncodedBody), so a session of a thousand turns pays per
+// request for one turn's bytes — no encoding, no copy and no allocation of
 // the whole history.
 //
 // A message is recognised by its position, its role and its content slice
@@ -20,15 +22,25 @@ import (
 // addresses, so the memory they point to cannot be reused for another
 // message while the cache can still match it.
 //
-// The cache keeps the latest body itself (Body's result, which must not be
-// changed) and where each message lies in it, so it costs no copy and holds
-// one request's bytes. It is safe for concurrent use.
+// Each message's bytes (with the comma that precedes it, for all but the
+// first) lie in the buffer of the request that encoded it; a buffer is never
+// written again once its request is built, so bodies share them freely.
+// Messages encoded by one request lie side by side, so a body is a few runs
+// rather than one segment per message; when the runs grow past maxRuns (a
+// long session gathers one per turn), the next request copies all its
+// messages into its own buffer once, and later ones reference that. It is
+// safe for concurrent use.
 type EncodeCache struct {
-	mu    sync.Mutex
-	body  []byte       // the latest body
-	keys  []messageKey // its messages, in order
-	spans [][2]int     // where each lies in body
+	mu   sync.Mutex
+	keys []messageKey // the latest request's messages, in order
+	enc  [][]byte     // their bytes, in the buffers that hold them
+	runs int          // how many runs of reused bytes the latest body had
 }
+
+// maxRuns bounds the runs of reused bytes in a body: a copy of the whole
+// history every maxRuns requests or so costs less per request than the
+// segments it saves carrying.
+const maxRuns = 64
 
 type messageKey struct {
 	role  Role
@@ -45,46 +57,131 @@ func keyOf(m *Message) (messageKey, bool) {
 
 // encodeMessages writes the messages array's elements, reusing the bytes of
 // messages the previous request sent at the same place. c may be nil: then
-// every message is encoded. The caller holds c.mu and calls done with the
-// finished body.
-func (c *EncodeCache) encodeMessages(buf *bytes.Buffer, msgs []Message) error {
-	var keys []messageKey
-	var spans [][2]int
-	if c != nil {
-		keys = make([]messageKey, len(msgs))
-		spans = make([][2]int, len(msgs))
-	}
-	for i := range msgs {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		start := buf.Len()
-		if c == nil {
-			if err := msgs[i].encode(buf); err != nil {
+// every message is encoded. The caller holds c.mu and calls c.done with the
+// finished body's buffer.
+func (c *EncodeCache) encodeMessages(w *bodyWriter, msgs []Message) error {
+	if c == nil {
+		for i := range msgs {
+			if i > 0 {
+				w.buf.WriteByte(',')
+			}
+			if err := msgs[i].encode(&w.buf); err != nil {
 				return fmt.Errorf("message %d %w", i, err)
+			}
+		}
+		return nil
+	}
+	prev := len(c.keys)
+	copyAll := c.runs > maxRuns
+	c.keys = grow(c.keys, len(msgs))
+	c.enc = grow(c.enc, len(msgs))
+	w.fresh = w.fresh[:0]
+	for i := range msgs {
+		key, ok := keyOf(&msgs[i])
+		if ok && i < prev && c.keys[i] == key {
+			if copyAll {
+				start := w.buf.Len()
+				w.buf.Write(c.enc[i])
+				w.fresh = append(w.fresh, freshSpan{i, start, w.buf.Len()})
+			} else {
+				w.reuse(c.enc[i])
 			}
 			continue
 		}
-		key, ok := keyOf(&msgs[i])
-		if ok && i < len(c.keys) && c.keys[i] == key {
-			span := c.spans[i]
-			buf.Write(c.body[span[0]:span[1]])
-		} else if err := msgs[i].encode(buf); err != nil {
+		start := w.buf.Len()
+		if i > 0 {
+			w.buf.WriteByte(',')
+		}
+		if err := msgs[i].encode(&w.buf); err != nil {
+			c.keys = c.keys[:0] // half updated: trust none of it
 			return fmt.Errorf("message %d %w", i, err)
 		}
-		if ok {
-			keys[i] = key
-		}
-		spans[i] = [2]int{start, buf.Len()}
-	}
-	if c != nil {
-		c.keys, c.spans = keys, spans
+		c.keys[i] = key // the zero key, never matched, when !ok
+		w.fresh = append(w.fresh, freshSpan{i, start, w.buf.Len()})
 	}
 	return nil
 }
 
-// done keeps the finished body whose messages encodeMessages laid out.
-func (c *EncodeCache) done(body []byte) { c.body = body }
+// done points the cache at the bytes of the messages this request encoded
+// (or copied), which lie in final, the request's finished buffer.
+func (c *EncodeCache) done(w *bodyWriter, final []byte) {
+	for _, f := range w.fresh {
+		c.enc[f.msg] = final[f.start:f.end]
+	}
+	c.runs = w.reused
+}
+
+// freshSpan is where message msg lies in the request's own buffer.
+type freshSpan struct{ msg, start, end int }
+
+// grow returns s with length n, keeping its elements.
+func grow[T any](s []T, n int) []T {
+	if n <= cap(s) {
+		return s[:n]
+	}
+	return append(s[:cap(s)], make([]T, n-cap(s))...)
+}
+
+// bodyWriter builds a body: bytes written to buf, interleaved with reused
+// bytes that stay where they are.
+type bodyWriter struct {
+	buf    bytes.Buffer
+	segs   []segment
+	open   int // where the run of buf not yet in segs starts
+	reused int // runs of reused bytes
+	fresh  []freshSpan
+}
+
+// segment is reused bytes (ext), or buf[start:end] when ext is nil.
+type segment struct {
+	ext        []byte
+	start, end int
+}
+
+// reuse adds bytes that lie elsewhere, joining them to the previous reused
+// run when they follow it in memory.
+func (w *bodyWriter) reuse(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	if w.open == w.buf.Len() && len(w.segs) > 0 {
+		if last := &w.segs[len(w.segs)-1]; last.ext != nil && adjacent(last.ext, b) {
+			last.ext = last.ext[:len(last.ext)+len(b)]
+			return
+		}
+	}
+	w.closeRun()
+	w.segs = append(w.segs, segment{ext: b})
+	w.reused++
+}
+
+func (w *bodyWriter) closeRun() {
+	if n := w.buf.Len(); n > w.open {
+		w.segs = append(w.segs, segment{start: w.open, end: n})
+		w.open = n
+	}
+}
+
+// adjacent reports whether b starts where a ends, in the same array.
+func adjacent(a, b []byte) bool {
+	return cap(a) > len(a) && &a[:len(a)+1][len(a)] == &b[0]
+}
+
+// finish returns the body and the buffer's final bytes.
+func (w *bodyWriter) finish() (*EncodedBody, []byte) {
+	w.closeRun()
+	final := w.buf.Bytes()
+	body := &EncodedBody{segs: make([][]byte, len(w.segs))}
+	for i, s := range w.segs {
+		if s.ext != nil {
+			body.segs[i] = s.ext
+		} else {
+			body.segs[i] = final[s.start:s.end:s.end]
+		}
+		body.size += len(body.segs[i])
+	}
+	return body, final
+}
 
 // encode writes one element of the messages array. A user message of one
 // plain text block goes as a string, the API's shorthand for it: the same

@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -109,26 +110,123 @@ func TestEncodeCacheReusesUnchangedMessages(t *testing.T) {
 	}
 }
 
-// The cache holds the latest request only, so it never grows beyond one
-// request's bytes.
+// The cache holds the latest request's messages only, so it never grows
+// beyond one request.
 func TestEncodeCacheKeepsOnlyTheLatestRequest(t *testing.T) {
 	r := conversation(5)
 	r.Cache = &EncodeCache{}
-	first := body(t, r)
-	if len(r.Cache.keys) != len(r.Messages) || len(r.Cache.body) != len(first) {
-		t.Fatalf("cache holds %d messages and %d bytes after a request of %d and %d", len(r.Cache.keys), len(r.Cache.body), len(r.Messages), len(first))
+	body(t, r)
+	if len(r.Cache.keys) != len(r.Messages) || len(r.Cache.enc) != len(r.Messages) {
+		t.Fatalf("cache holds %d messages after a request of %d", len(r.Cache.keys), len(r.Messages))
 	}
 	r.Messages = r.Messages[len(r.Messages)-2:]
-	second := body(t, r)
-	if len(r.Cache.keys) != 2 || len(r.Cache.body) != len(second) {
-		t.Errorf("cache holds %d messages and %d bytes after a request of 2 and %d", len(r.Cache.keys), len(r.Cache.body), len(second))
+	body(t, r)
+	if len(r.Cache.keys) != 2 || len(r.Cache.enc) != 2 {
+		t.Errorf("cache holds %d messages after a request of 2", len(r.Cache.keys))
+	}
+}
+
+// encode is Encode that fails the test on an error.
+func encode(t testing.TB, r *Request) *EncodedBody {
+	t.Helper()
+	b, err := r.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// A request that adds one message to the previous one sends the history
+// from where the previous body holds it: its first segments lie in the
+// previous body's memory, and the body is a few segments, not one per
+// message. However long the session, the runs stay bounded, and the bytes
+// stay those of a fresh encoding.
+func TestEncodeCacheSendsHistoryInPlace(t *testing.T) {
+	r := conversation(20)
+	r.Cache = &EncodeCache{}
+	first := encode(t, r)
+	if len(first.Segments()) != 1 {
+		t.Fatalf("a first request is %d segments, want one buffer", len(first.Segments()))
+	}
+	r.Messages = append(r.Messages[:len(r.Messages):len(r.Messages)], Message{Role: RoleUser, Content: []Block{Text("and g?")}})
+	second := encode(t, r)
+	segs := second.Segments()
+	if len(segs) != 3 {
+		t.Fatalf("one more message gives %d segments, want head, reused history, the rest", len(segs))
+	}
+	prev := first.Segments()[0]
+	if !inside(segs[1], prev) {
+		t.Errorf("the history was copied, not sent from the previous body")
+	}
+	if !bytes.Equal(second.Bytes(), fresh(t, r)) {
+		t.Fatalf("the segmented body differs from a fresh one")
+	}
+	for i := range 3 * maxRuns {
+		r.Messages = append(r.Messages[:len(r.Messages):len(r.Messages)],
+			Message{Role: RoleAssistant, Content: []Block{Text(fmt.Sprintf("answer %d", i))}},
+			Message{Role: RoleUser, Content: []Block{Text(fmt.Sprintf("question %d", i))}})
+		b := encode(t, r)
+		if n := len(b.Segments()); n > 2*maxRuns+4 {
+			t.Fatalf("request %d is %d segments: the runs are not bounded", i, n)
+		}
+		if !bytes.Equal(b.Bytes(), fresh(t, r)) {
+			t.Fatalf("request %d: the segmented body differs from a fresh one", i)
+		}
+	}
+}
+
+// inside reports whether part lies within whole's memory.
+func inside(part, whole []byte) bool {
+	for i := range whole {
+		if &whole[i] == &part[0] {
+			return len(whole)-i >= len(part)
+		}
+	}
+	return false
+}
+
+// Each Reader reads the whole body again, by Read and by WriteTo alike, so
+// a failed attempt can be sent again.
+func TestEncodedBodyReplays(t *testing.T) {
+	r := conversation(3)
+	r.Cache = &EncodeCache{}
+	body(t, r)
+	r.Messages = append(r.Messages[:len(r.Messages):len(r.Messages)], Message{Role: RoleUser, Content: []Block{Text("more")}})
+	b := encode(t, r)
+	want := fresh(t, r)
+	if b.Len() != len(want) {
+		t.Fatalf("Len %d, want %d", b.Len(), len(want))
+	}
+	for i := range 2 {
+		var small bytes.Buffer
+		rd := b.Reader()
+		p := make([]byte, 7) // short reads cut segments
+		for {
+			n, err := rd.Read(p)
+			small.Write(p[:n])
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(small.Bytes(), want) {
+			t.Fatalf("pass %d by Read: got %s", i, small.Bytes())
+		}
+		var whole bytes.Buffer
+		if _, err := io.Copy(&whole, b.Reader()); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(whole.Bytes(), want) {
+			t.Fatalf("pass %d by WriteTo: got %s", i, whole.Bytes())
+		}
 	}
 }
 
 // BenchmarkBody is the encoding of one more turn's request in a session of
 // 200 and of 1 000 exchanges: with the cache its cost per request stays
-// that of the new messages (plus copying the reused bytes), without it the
-// cost grows with the history.
+// that of the new messages, without it the cost grows with the history.
 func BenchmarkBody(b *testing.B) {
 	for _, n := range []int{200, 1000} {
 		for _, cached := range []bool{false, true} {
@@ -147,7 +245,7 @@ func BenchmarkBody(b *testing.B) {
 					r.Messages = append(base[:len(base):len(base)],
 						Message{Role: RoleUser, Content: []Block{Text(fmt.Sprintf("next %d", i)),
 							{Type: TypeText, Text: "!", CacheControl: &CacheControl{Type: "ephemeral"}}}})
-					body(b, r)
+					encode(b, r)
 				}
 			})
 		}

@@ -59,17 +59,30 @@ type Request struct {
 	Cache *EncodeCache
 }
 
-// Body returns the request body, with "stream": true. With a Cache the
-// bytes are kept for the next request to reuse: they must not be changed.
+// Body returns the request body, with "stream": true, in one slice (see
+// Encode).
 func (r *Request) Body() ([]byte, error) {
+	b, err := r.Encode()
+	if err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Encode returns the request body, with "stream": true, as segments. With a
+// Cache, the messages an earlier request sent are not encoded again: their
+// bytes are reused where they lie, and this body's are kept for the next
+// request; none of them may be changed.
+func (r *Request) Encode() (*EncodedBody, error) {
 	if r.Cache != nil {
 		r.Cache.mu.Lock()
 		defer r.Cache.mu.Unlock()
 	}
-	var buf bytes.Buffer
+	w := &bodyWriter{}
+	buf := &w.buf
 	buf.Grow(r.sizeHint())
 	buf.WriteString(`{"model":`)
-	writeString(&buf, r.Model)
+	writeString(buf, r.Model)
 	buf.WriteString(`,"max_tokens":`)
 	buf.WriteString(strconv.Itoa(r.MaxTokens))
 	if len(r.System) > 0 {
@@ -78,14 +91,14 @@ func (r *Request) Body() ([]byte, error) {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := b.encode(&buf); err != nil {
+			if err := b.encode(buf); err != nil {
 				return nil, fmt.Errorf("system block %d: %w", i, err)
 			}
 		}
 		buf.WriteByte(']')
 	}
 	buf.WriteString(`,"messages":[`)
-	if err := r.Cache.encodeMessages(&buf, r.Messages); err != nil {
+	if err := r.Cache.encodeMessages(w, r.Messages); err != nil {
 		return nil, err
 	}
 	buf.WriteByte(']')
@@ -95,7 +108,7 @@ func (r *Request) Body() ([]byte, error) {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			t.encode(&buf)
+			t.encode(buf)
 		}
 		buf.WriteByte(']')
 	}
@@ -105,23 +118,24 @@ func (r *Request) Body() ([]byte, error) {
 	}
 	if r.Thinking != nil {
 		buf.WriteString(`,"thinking":`)
-		writeJSON(&buf, r.Thinking)
+		writeJSON(buf, r.Thinking)
 	}
-	r.writeOutputConfig(&buf)
+	r.writeOutputConfig(buf)
 	if r.Temperature != nil {
 		buf.WriteString(`,"temperature":`)
 		buf.WriteString(strconv.FormatFloat(*r.Temperature, 'g', -1, 64))
 	}
 	if r.UserID != "" {
 		buf.WriteString(`,"metadata":{"user_id":`)
-		writeString(&buf, r.UserID)
+		writeString(buf, r.UserID)
 		buf.WriteByte('}')
 	}
 	buf.WriteString(`,"stream":true}`)
+	body, final := w.finish()
 	if r.Cache != nil {
-		r.Cache.done(buf.Bytes())
+		r.Cache.done(w, final)
 	}
-	return buf.Bytes(), nil
+	return body, nil
 }
 
 func (t ToolSpec) encode(buf *bytes.Buffer) {
@@ -155,19 +169,17 @@ func (t ToolSpec) encode(buf *bytes.Buffer) {
 }
 
 func (r *Request) sizeHint() int {
-	if c := r.Cache; c != nil {
-		if size := len(c.body); size > 0 {
-			// The previous body and room for a turn: cheaper than walking
-			// a long history to add up its sizes.
-			return size + size/8 + 64<<10
-		}
-	}
 	n := 512
 	for _, b := range r.System {
 		n += len(b.Text) + 64
 	}
 	for _, t := range r.Tools {
 		n += len(t.Description) + len(t.InputSchema) + len(t.Raw) + 64
+	}
+	if c := r.Cache; c != nil && len(c.keys) > 0 {
+		// Only the new messages are written here: room for a turn is
+		// cheaper than walking a long history to add up its sizes.
+		return n + 16<<10
 	}
 	for _, m := range r.Messages {
 		for _, b := range m.Content {

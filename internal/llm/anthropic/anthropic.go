@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -150,7 +151,7 @@ func New(cfg Config) *Provider {
 // Stream sends req and returns the complete response, retrying transient
 // failures (including a stream cut before message_stop) as whole requests.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, obs llm.Observer) (*llm.Response, error) {
-	body, err := req.Body()
+	body, err := req.Encode()
 	if err != nil {
 		return nil, fmt.Errorf("encode request: %w", err)
 	}
@@ -184,11 +185,12 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, obs llm.Observe
 // attempt makes one request and reads its stream to the end. The body goes
 // out as tack encoded it: the SDK's typed path would decode it into its
 // params, encode it again and patch in "stream", three passes over a body
-// that grows with the session. Events are taken as raw JSON for the same
-// reason; the accumulator parses each once.
-func (p *Provider) attempt(ctx context.Context, body []byte, opts []option.RequestOption, obs llm.Observer) (*llm.Response, error) {
+// that grows with the session. It goes segment by segment, from where the
+// encode cache holds the history, never joined into one buffer. Events are
+// taken as raw JSON for the same reason; the accumulator parses each once.
+func (p *Provider) attempt(ctx context.Context, body *llm.EncodedBody, opts []option.RequestOption, obs llm.Observer) (*llm.Response, error) {
 	var httpResp *http.Response
-	opts = append(opts, option.WithRequestBody("application/json", body))
+	opts = append(opts, option.WithRequestBody("application/json", body.Reader()), option.WithMiddleware(sized(body)))
 	err := p.client.Post(ctx, "v1/messages", nil, &httpResp, opts...)
 	stream := ssestream.NewStream[json.RawMessage](ssestream.NewDecoder(httpResp), err)
 	defer stream.Close()
@@ -216,6 +218,18 @@ func (p *Provider) attempt(ctx context.Context, body []byte, opts []option.Reque
 		acc.resp.RequestID = httpResp.Header.Get("request-id")
 	}
 	return acc.finish()
+}
+
+// sized gives the HTTP request its body's length, so it goes with a
+// Content-Length rather than chunked as a reader of unknown size would, and
+// a way to read it again from the start, so the transport can resend it on
+// a fresh connection when a kept-alive one turns out closed.
+func sized(body *llm.EncodedBody) option.Middleware {
+	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		req.ContentLength = int64(body.Len())
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(body.Reader()), nil }
+		return next(req)
+	}
 }
 
 // streamError is a response that broke off or could not be read; it is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -214,5 +215,52 @@ func TestRetryAfterForms(t *testing.T) {
 	}
 	if d := backoff(0, 10*time.Hour); d != maxRetryAfter {
 		t.Errorf("retry-after is capped: %v", d)
+	}
+}
+
+// A body sent as segments (the history from the encode cache, the new turn
+// after it) goes with its Content-Length, not chunked, and a retried
+// attempt sends the same bytes again.
+func TestSegmentedBodyIsSizedAndResent(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Turn{Content: []llm.Block{llmtest.Text("one")}},
+		llmtest.Turn{Content: []llm.Block{llmtest.Text("two")}, Faults: []llmtest.Fault{{Status: 500, RetryAfter: "0"}}},
+	)
+	p, _ := newTest(Config{APIKey: "k", BaseURL: srv.URL()})
+	req := request()
+	req.Cache = &llm.EncodeCache{}
+	if _, err := p.Stream(context.Background(), req, llm.Observer{}); err != nil {
+		t.Fatal(err)
+	}
+	req.Messages = append(req.Messages[:1:1],
+		llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{llm.Text("one")}},
+		llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text("and then?")}})
+	enc, err := req.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(enc.Segments()) < 2 {
+		t.Fatalf("the second request is %d segment(s): the test needs a segmented body", len(enc.Segments()))
+	}
+	if _, err := p.Stream(context.Background(), req, llm.Observer{}); err != nil {
+		t.Fatal(err)
+	}
+	fresh := *req
+	fresh.Cache = nil
+	want, err := fresh.Body()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want the first, a failed attempt and its retry", len(reqs))
+	}
+	for i, r := range reqs[1:] {
+		if string(r.Body) != string(want) {
+			t.Errorf("attempt %d sent\n%s\nwant\n%s", i+1, r.Body, want)
+		}
+		if got := r.Header.Get("Content-Length"); got != strconv.Itoa(len(want)) {
+			t.Errorf("attempt %d: Content-Length %q, want %d (Transfer-Encoding %q)", i+1, got, len(want), r.Header.Get("Transfer-Encoding"))
+		}
 	}
 }
