@@ -16,7 +16,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
@@ -387,4 +386,3 @@ func fleetCancel(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "fleet %s: cancel requested\n", fs.Arg(0))
 	return nil
 }
-

@@ -262,10 +262,12 @@ func (a *attempt) session(ctx context.Context) (*task.Result, error) {
 			result = m
 		}
 	}
+	// An attempt cut off (its activity cancelled, its worker stopping)
+	// leaves the run to the next one, whatever result the session gave.
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("session cut off: %w", err)
+	}
 	if result == nil {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
 		return nil, errors.New("session ended without a result")
 	}
 	a.mu.Lock()
