@@ -35,16 +35,24 @@ const usage = `usage:
   tack-worker fleet cancel [flags] NAME   cancel a fleet's running and queued tasks
 Run a command with -h for its flags.`
 
+// errUsage is the error of a command line tack-worker cannot run: its text
+// is the usage.
+var errUsage = usageError{}
+
+type usageError struct{}
+
+func (usageError) Error() string { return usage }
+
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New(usage)
+		return errUsage
 	}
 	switch args[0] {
 	case "worker":
 		return runWorker(ctx, args[1:], out)
 	case "fleet":
 		if len(args) < 2 {
-			return errors.New(usage)
+			return errUsage
 		}
 		switch args[1] {
 		case "submit":
@@ -203,12 +211,12 @@ func fleetSubmit(ctx context.Context, args []string, out io.Writer) error {
 // status gets a fleet's status: its result once it is over, else its answer
 // to the status query.
 func status(ctx context.Context, cl client.Client, name string) (*flow.FleetStatus, error) {
-	d, err := cl.DescribeWorkflowExecution(ctx, fleetID(name), "")
+	d, err := cl.DescribeWorkflow(ctx, fleetID(name), "")
 	if err != nil {
 		return nil, fmt.Errorf("fleet %s: %w", name, err)
 	}
 	var st flow.FleetStatus
-	if d.WorkflowExecutionInfo.GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+	if d.RawResponse.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED {
 		if err := cl.GetWorkflow(ctx, fleetID(name), "").Get(ctx, &st); err != nil {
 			return nil, fmt.Errorf("fleet %s: %w", name, err)
 		}
