@@ -478,15 +478,12 @@ func TestServerThatNeverAnswers(t *testing.T) {
 		if st := statusOf(m, name); st.Status != StatusFailed || st.Overdue || st.Error != want {
 			t.Errorf("%s: %+v, want failed with %q", name, st, want)
 		}
-		found := false
-		_, notices, _ := rec.snapshot()
-		for _, n := range notices {
-			if n.Server == name && n.Level == NoticeError && n.Message == fmt.Sprintf("MCP server %q failed: %s", name, want) {
-				found = true
-			}
-		}
-		if !found {
-			t.Errorf("no notice for %s in %+v", name, notices)
-		}
+		// The notice follows the status: wait for it.
+		eventually(t, 10*time.Second, "the notice of "+name, func() bool {
+			_, notices, _ := rec.snapshot()
+			return slices.ContainsFunc(notices, func(n Notice) bool {
+				return n.Server == name && n.Level == NoticeError && n.Message == fmt.Sprintf("MCP server %q failed: %s", name, want)
+			})
+		})
 	}
 }
