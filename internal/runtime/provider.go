@@ -68,9 +68,7 @@ func apiConfig(ctx context.Context, cfg Config, settings *config.Merged, getenv 
 	}
 	apiCfg.HTTPClient = cfg.HTTPClient
 	if apiCfg.HTTPClient == nil {
-		if apiCfg.HTTPClient, err = transport.FromEnv(getenv).Client(); err != nil {
-			return anthropic.Config{}, creds, err
-		}
+		apiCfg.HTTPClient = transport.FromEnv(getenv).Client()
 	}
 	apiCfg.UserAgent = "tack/" + version.Version
 	return apiCfg, creds, nil

@@ -77,7 +77,10 @@ func (e endpoint) connectionCause(err error) (cause, hint string) {
 	var dnsErr *net.DNSError
 	var record tls.RecordHeaderError
 	var proxyErr *transport.ProxyError
+	var setupErr *transport.SetupError
 	switch {
+	case errors.As(err, &setupErr):
+		return setupErr.Error(), "Fix the file, or unset the variable"
 	case untrustedCertificate(err):
 		return fmt.Sprintf("%s: its TLS certificate is not trusted (%s)", at, tlsDetail(err)),
 			"Check " + e.baseSetting() + "; behind a proxy or gateway with its own certificate authority, add its certificate with NODE_EXTRA_CA_CERTS (or replace the trusted ones with SSL_CERT_FILE)"
@@ -204,7 +207,11 @@ func permanent(err error) bool {
 	var dnsErr *net.DNSError
 	var record tls.RecordHeaderError
 	var proxyErr *transport.ProxyError
-	if errors.As(err, &proxyErr) {
+	var setupErr *transport.SetupError
+	switch {
+	case errors.As(err, &setupErr):
+		return true
+	case errors.As(err, &proxyErr):
 		return false // a proxy may come back
 	}
 	return errors.As(err, &dnsErr) && dnsErr.IsNotFound || untrustedCertificate(err) || errors.As(err, &record) || refusedHandshake(err) != ""

@@ -23,6 +23,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/net/http/httpproxy"
@@ -121,19 +122,37 @@ func redact(raw string) string {
 	return u.Redacted()
 }
 
-// Client builds the HTTP client for the setup. Its errors name the
-// variable and the file that could not be used.
-func (s Setup) Client() (*http.Client, error) {
-	tlsCfg, err := s.tlsConfig()
-	if err != nil {
-		return nil, err
-	}
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.TLSClientConfig = tlsCfg
+// Client is the HTTP client for the setup. It is cheap to make: the
+// certificate files are read at its first request, so that a session
+// that sends none (and the start of one that does) pays nothing for them;
+// a file that cannot be used fails that request with a *SetupError.
+func (s Setup) Client() *http.Client {
 	proxy := s.proxyFunc()
-	t.Proxy = func(r *http.Request) (*url.URL, error) { return proxy(r.URL) }
-	return &http.Client{Transport: &annotate{base: t, proxy: proxy, setup: s}}, nil
+	base := sync.OnceValues(func() (http.RoundTripper, error) {
+		tlsCfg, err := s.tlsConfig()
+		if err != nil {
+			return nil, &SetupError{Err: err}
+		}
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.TLSClientConfig = tlsCfg
+		t.Proxy = func(r *http.Request) (*url.URL, error) { return proxy(r.URL) }
+		return t, nil
+	})
+	return &http.Client{Transport: &annotate{base: base, proxy: proxy, setup: s}}
 }
+
+// Check reads the setup's certificate files as the client's first request
+// would, and returns what is wrong with them, naming the variable.
+func (s Setup) Check() error {
+	_, err := s.tlsConfig()
+	return err
+}
+
+// SetupError is a certificate file of the setup that cannot be used.
+type SetupError struct{ Err error }
+
+func (e *SetupError) Error() string { return e.Err.Error() }
+func (e *SetupError) Unwrap() error { return e.Err }
 
 // proxyFunc chooses the proxy of a request URL. NO_PROXY is matched as
 // Go's httpproxy matches it: comma-separated host names (each also
@@ -147,17 +166,14 @@ func (s Setup) proxyFunc() func(*url.URL) (*url.URL, error) {
 
 // tlsConfig is nil when the setup needs nothing beyond the defaults.
 func (s Setup) tlsConfig() (*tls.Config, error) {
-	if s.CertFile == "" && s.ExtraCA == "" && s.ClientCert == "" && s.ClientKey == "" {
+	pool, err := s.roots()
+	if err != nil {
+		return nil, err
+	}
+	if pool == nil && s.ClientCert == "" && s.ClientKey == "" {
 		return nil, nil
 	}
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
-	if s.CertFile != "" || s.ExtraCA != "" {
-		pool, err := s.roots()
-		if err != nil {
-			return nil, err
-		}
-		cfg.RootCAs = pool
-	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}
 	if s.ClientCert != "" || s.ClientKey != "" {
 		cert, err := s.clientCertificate()
 		if err != nil {
@@ -170,10 +186,25 @@ func (s Setup) tlsConfig() (*tls.Config, error) {
 
 // roots are the authorities to trust: SSL_CERT_FILE's in place of the
 // system's (as OpenSSL and Go read that variable), with NODE_EXTRA_CA_CERTS's
-// added (as Node adds them).
+// added (as Node adds them); nil for the system's, which crypto/x509 then
+// loads itself when a connection first needs them. Reading a bundle of a
+// few hundred authorities takes milliseconds, so none is read twice: Go's
+// system roots already are SSL_CERT_FILE's when the process environment
+// sets it, and an extra bundle that is the same file adds nothing (many
+// machines point every such variable at the system bundle).
 func (s Setup) roots() (*x509.CertPool, error) {
-	var pool *x509.CertPool
+	processFile := os.Getenv(VarCertFile) // what crypto/x509 reads
+	ownFile := s.CertFile != "" && s.CertFile != processFile
+	trusted := processFile
 	if s.CertFile != "" {
+		trusted = s.CertFile
+	}
+	extra := s.ExtraCA != "" && s.ExtraCA != trusted
+	if !ownFile && !extra {
+		return nil, nil
+	}
+	var pool *x509.CertPool
+	if ownFile {
 		pool = x509.NewCertPool()
 		if err := addPEM(pool, VarCertFile, s.CertFile); err != nil {
 			return nil, err
@@ -184,7 +215,7 @@ func (s Setup) roots() (*x509.CertPool, error) {
 			pool = x509.NewCertPool() // no system store: the extra ones alone
 		}
 	}
-	if s.ExtraCA != "" {
+	if extra {
 		if err := addPEM(pool, VarExtraCA, s.ExtraCA); err != nil {
 			return nil, err
 		}
@@ -263,19 +294,26 @@ func (e *ProxyError) Unwrap() error { return e.Err }
 // annotate marks the failures of requests that went to a proxy and never
 // got a connection through it, so that an explanation can name the proxy.
 type annotate struct {
-	base  http.RoundTripper
+	base  func() (http.RoundTripper, error)
 	proxy func(*url.URL) (*url.URL, error)
 	setup Setup
 }
 
 func (a *annotate) RoundTrip(r *http.Request) (*http.Response, error) {
+	base, err := a.base()
+	if err != nil {
+		if r.Body != nil {
+			r.Body.Close()
+		}
+		return nil, err
+	}
 	p, _ := a.proxy(r.URL)
 	if p == nil {
-		return a.base.RoundTrip(r)
+		return base.RoundTrip(r)
 	}
 	var connected atomic.Bool
 	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }}
-	resp, err := a.base.RoundTrip(r.WithContext(httptrace.WithClientTrace(r.Context(), trace)))
+	resp, err := base.RoundTrip(r.WithContext(httptrace.WithClientTrace(r.Context(), trace)))
 	if err != nil && !connected.Load() && !serverCertificate(err) {
 		v := a.setup.HTTPSProxy.Var
 		if r.URL.Scheme == "http" {

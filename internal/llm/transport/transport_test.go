@@ -44,11 +44,7 @@ func tlsServer(t *testing.T, ca *transporttest.CA, configure func(*tls.Config)) 
 
 func get(t *testing.T, s transport.Setup, url string) (*http.Response, error) {
 	t.Helper()
-	c, err := s.Client()
-	if err != nil {
-		t.Fatalf("client: %v", err)
-	}
-	resp, err := c.Get(url)
+	resp, err := s.Client().Get(url)
 	if err == nil {
 		t.Cleanup(func() { resp.Body.Close() })
 	}
@@ -239,7 +235,7 @@ func TestBadFilesAreErrorsNamingTheVariableAndFile(t *testing.T) {
 		{map[string]string{transport.VarClientCert: cert, transport.VarClientKey: encKey}, []string{"CLAUDE_CODE_CLIENT_KEY", encKey, "encrypted"}},
 	}
 	for _, c := range cases {
-		_, err := transport.FromEnv(envOf(c.env)).Client()
+		err := transport.FromEnv(envOf(c.env)).Check()
 		if err == nil {
 			t.Errorf("%v: no error", c.env)
 			continue
@@ -249,6 +245,35 @@ func TestBadFilesAreErrorsNamingTheVariableAndFile(t *testing.T) {
 				t.Errorf("%v: error %q does not say %q", c.env, err, w)
 			}
 		}
+	}
+}
+
+func TestBadFileFailsTheFirstRequestNotTheClient(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "corp.pem")
+	c := transport.FromEnv(envOf(map[string]string{transport.VarExtraCA: missing})).Client()
+	_, err := c.Get("https://" + apiHost + "/")
+	var se *transport.SetupError
+	if !errors.As(err, &se) || !strings.Contains(se.Error(), "NODE_EXTRA_CA_CERTS: read the certificate authorities: open "+missing) {
+		t.Errorf("got %v, want a *SetupError naming the variable and the file", err)
+	}
+}
+
+// A bundle that is the one already trusted is not read again: a file that
+// cannot be parsed, named twice, is then not read at all.
+func TestTheSameBundleIsNotReadTwice(t *testing.T) {
+	junk := filepath.Join(t.TempDir(), "junk.pem")
+	os.WriteFile(junk, []byte("junk"), 0o600)
+	err := transport.FromEnv(envOf(map[string]string{transport.VarCertFile: junk, transport.VarExtraCA: junk})).Check()
+	if err == nil || !strings.Contains(err.Error(), "SSL_CERT_FILE") {
+		t.Errorf("got %v: want SSL_CERT_FILE's file read, once", err)
+	}
+	t.Setenv(transport.VarCertFile, junk) // crypto/x509 reads it for the system roots, lazily
+	if err := transport.FromEnv(os.Getenv).Check(); err != nil {
+		t.Errorf("SSL_CERT_FILE of the process is crypto/x509's to read: %v", err)
+	}
+	t.Setenv(transport.VarExtraCA, junk)
+	if err := transport.FromEnv(os.Getenv).Check(); err != nil {
+		t.Errorf("NODE_EXTRA_CA_CERTS naming the SSL_CERT_FILE of the process was read: %v", err)
 	}
 }
 
