@@ -86,7 +86,7 @@ func TestUntrustedCertificateFailsAtOnce(t *testing.T) {
 	t.Cleanup(srv.Close)
 	last, retries := networkRun(t, srv.URL)
 	want := "tack: API unreachable at " + srv.URL + ": its TLS certificate is not trusted (x509: certificate signed by unknown authority). " +
-		"Check ANTHROPIC_BASE_URL; behind a proxy with its own certificate authority, point SSL_CERT_FILE at its certificate."
+		"Check ANTHROPIC_BASE_URL; behind a proxy or gateway with its own certificate authority, add its certificate with NODE_EXTRA_CA_CERTS (or replace the trusted ones with SSL_CERT_FILE)."
 	if last != want || len(retries) != 0 || n.Load() != 0 {
 		t.Errorf("got %q after %d retries, %d requests\nwant %q at once", last, len(retries), n.Load(), want)
 	}

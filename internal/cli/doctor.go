@@ -46,7 +46,7 @@ type doctorCheck func(ctx context.Context, stdio IO, opts agent.Options) []check
 
 // doctorChecks are the checks, in the order they are shown.
 func doctorChecks() []doctorCheck {
-	return []doctorCheck{checkInstallation, checkCredentials, checkAPI, checkSettings, checkMCP, checkSandbox}
+	return []doctorCheck{checkInstallation, checkCredentials, checkNetwork, checkAPI, checkSettings, checkMCP, checkSandbox}
 }
 
 // newDoctorCmd is `tack doctor`: one line per check, exit 1 when one

@@ -60,6 +60,7 @@ func doctorLine(t *testing.T, out, check string) string {
 // fails with its error, which makes the exit status 1.
 func TestDoctorChecksEachPart(t *testing.T) {
 	e := newCmdEnv(t)
+	clearNetworkEnv(t) // a network line each would count as results
 	srv := llmtest.New(t)
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-doctor-0123456789")
 	t.Setenv("ANTHROPIC_BASE_URL", srv.URL())

@@ -1,15 +1,13 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
-	"time"
 
 	"github.com/tackcode/tack/internal/config"
+	"github.com/tackcode/tack/internal/llm/keyhelper"
 )
 
 // The sources of credentials, in the words Claude Code reports them with
@@ -20,10 +18,6 @@ const (
 	SourceHelper    = "apiKeyHelper"
 	SourceStored    = "/login managed key"
 )
-
-// helperTimeout bounds one run of apiKeyHelper: a helper that hangs must
-// not hang the session's start.
-const helperTimeout = 30 * time.Second
 
 // Credentials are what a session authenticates with, and where they were
 // found. The one place that decides them is resolveCredentials; the
@@ -39,6 +33,9 @@ type Credentials struct {
 	Origin string
 	// Helper is the apiKeyHelper command when Source is SourceHelper.
 	Helper string
+	// Keys runs the helper again when its key grows stale or is refused;
+	// set when the helper was run (APIKey is its first key).
+	Keys *keyhelper.Helper
 }
 
 // resolveCredentials finds the credentials, first found wins: the API key,
@@ -68,11 +65,17 @@ func resolveCredentials(ctx context.Context, cfg Config, settings *config.Merged
 		if !run {
 			return c, nil
 		}
-		key, err := runKeyHelper(ctx, helper, settings.EnvList(), cfg.Env)
+		ttl, err := keyhelper.TTL(getenv)
+		if err != nil {
+			return c, err
+		}
+		env := append(append(os.Environ(), settings.EnvList()...), envList(cfg.Env)...)
+		keys := keyhelper.New(helper, env, ttl)
+		key, err := keys.Key(ctx)
 		if err != nil {
 			return c, fmt.Errorf("apiKeyHelper (%s): %w", c.Origin, err)
 		}
-		c.APIKey = key
+		c.APIKey, c.Keys = key, keys
 		return c, nil
 	}
 	path := config.CredentialsPath(optionsEnv(cfg.Env))
@@ -96,33 +99,6 @@ func envOrigin(name string, env map[string]string, settings *config.Merged) stri
 		return "settings env"
 	}
 	return "environment"
-}
-
-// runKeyHelper runs the helper command in a shell and returns what it
-// printed, trimmed: the key.
-func runKeyHelper(ctx context.Context, helper string, settingsEnv []string, env map[string]string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, helperTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", helper)
-	cmd.Env = append(append(os.Environ(), settingsEnv...), envList(env)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if ctx.Err() == context.DeadlineExceeded {
-		return "", fmt.Errorf("%q did not finish within %s", helper, helperTimeout)
-	}
-	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg != "" {
-			return "", fmt.Errorf("%q failed: %w: %s", helper, err, msg)
-		}
-		return "", fmt.Errorf("%q failed: %w", helper, err)
-	}
-	key := strings.TrimSpace(string(out))
-	if key == "" {
-		return "", fmt.Errorf("%q printed no key", helper)
-	}
-	return key, nil
 }
 
 // ResolveCredentials are the credentials a session started with cfg would

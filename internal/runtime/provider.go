@@ -8,6 +8,7 @@ import (
 	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/anthropic"
+	"github.com/tackcode/tack/internal/llm/transport"
 	"github.com/tackcode/tack/internal/version"
 )
 
@@ -28,6 +29,9 @@ func (s *Session) connectProvider(ctx context.Context) error {
 		return err
 	}
 	apiCfg.Logger = s.debugLog("api")
+	if creds.Keys != nil {
+		creds.Keys.Warn = func(err error) { s.notify(err.Error()) }
+	}
 	s.provider = logRetries(anthropic.New(apiCfg), apiCfg.Logger)
 	s.apiKeySource = creds.Source
 	s.small = s.getenv("ANTHROPIC_SMALL_FAST_MODEL")
@@ -59,7 +63,13 @@ func apiConfig(ctx context.Context, cfg Config, settings *config.Merged, getenv 
 	}
 	apiCfg := anthropic.ConfigFromEnv(getenv)
 	apiCfg.APIKey, apiCfg.AuthToken = creds.APIKey, creds.AuthToken
+	if creds.Keys != nil {
+		apiCfg.APIKey, apiCfg.Keys = "", creds.Keys
+	}
 	apiCfg.HTTPClient = cfg.HTTPClient
+	if apiCfg.HTTPClient == nil {
+		apiCfg.HTTPClient = transport.FromEnv(getenv).Client()
+	}
 	apiCfg.UserAgent = "tack/" + version.Version
 	return apiCfg, creds, nil
 }

@@ -28,10 +28,13 @@ import (
 
 // Config says how to reach the API.
 type Config struct {
-	APIKey    string      // sent as x-api-key
-	AuthToken string      // sent as Authorization: Bearer, when APIKey is empty
-	BaseURL   string      // default https://api.anthropic.com
-	Headers   http.Header // extra headers on every request
+	APIKey    string // sent as x-api-key
+	AuthToken string // sent as Authorization: Bearer, when APIKey is empty
+	BaseURL   string // default https://api.anthropic.com
+	// Keys, when set, supplies the key of each request (apiKeyHelper) in
+	// place of APIKey and AuthToken.
+	Keys    KeySource
+	Headers http.Header // extra headers on every request
 	// MaxRetries bounds retries of one request (429, 5xx, 529, broken
 	// streams, connection errors). Zero means DefaultMaxRetries; negative
 	// means none.
@@ -43,6 +46,13 @@ type Config struct {
 	// Logger, when set, gets a debug line for each HTTP request (never a
 	// header: they carry the key).
 	Logger *slog.Logger
+}
+
+// KeySource supplies a key per request: Key the current one, Refresh a
+// new one after the API refused the key given (a 401).
+type KeySource interface {
+	Key(ctx context.Context) (string, error)
+	Refresh(ctx context.Context, refused string) (string, error)
 }
 
 // APIVersion is the anthropic-version header tack sends.
@@ -84,11 +94,12 @@ func ParseHeaders(s string) http.Header {
 }
 
 // HasCredentials reports whether the config can authenticate.
-func (c Config) HasCredentials() bool { return c.APIKey != "" || c.AuthToken != "" }
+func (c Config) HasCredentials() bool { return c.APIKey != "" || c.AuthToken != "" || c.Keys != nil }
 
 // Provider implements llm.Provider on the Messages API.
 type Provider struct {
 	client     sdk.Client
+	keys       KeySource
 	maxRetries int
 	endpoint   endpoint // where requests go, to explain their failures
 	// sleep waits between retries; replaced in tests that count delays.
@@ -109,6 +120,7 @@ func New(cfg Config) *Provider {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
 	switch {
+	case cfg.Keys != nil: // per request: see keyHeaders
 	case cfg.APIKey != "":
 		// Sent as x-api-key, as the API documents and Claude Code does
 		// (the SDK's WithAPIKey sends a bearer token, which gateways that
@@ -140,12 +152,14 @@ func New(cfg Config) *Provider {
 	}
 	ep := endpoint{baseURL: cfg.BaseURL}
 	switch {
+	case cfg.Keys != nil:
+		ep.auth = "helper"
 	case cfg.APIKey != "":
 		ep.auth = "key"
 	case cfg.AuthToken != "":
 		ep.auth = "token"
 	}
-	return &Provider{client: sdk.NewClient(opts...), maxRetries: retries, endpoint: ep, sleep: sleepCtx}
+	return &Provider{client: sdk.NewClient(opts...), keys: cfg.Keys, maxRetries: retries, endpoint: ep, sleep: sleepCtx}
 }
 
 // Stream sends req and returns the complete response, retrying transient
@@ -159,8 +173,13 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, obs llm.Observe
 	if len(req.Betas) > 0 {
 		opts = append(opts, option.WithHeader("anthropic-beta", strings.Join(req.Betas, ",")))
 	}
+	refreshed := false // the key was replaced after a 401 once already
 	for attempt := 0; ; attempt++ {
-		resp, err := p.attempt(ctx, body, opts, obs)
+		key, keyOpts, err := p.keyHeaders(ctx)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := p.attempt(ctx, body, append(keyOpts, opts...), obs)
 		if err == nil {
 			return resp, nil
 		}
@@ -168,6 +187,16 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, obs llm.Observe
 			return nil, ctx.Err()
 		}
 		status, retryable, after := classify(err)
+		if status == http.StatusUnauthorized && p.keys != nil && !refreshed {
+			// The helper's key may have expired: ask for a new one and try
+			// again at once, as Claude Code does.
+			refreshed = true
+			if _, err := p.keys.Refresh(ctx, key); err != nil {
+				return nil, &keyError{err: err}
+			}
+			attempt--
+			continue
+		}
 		if !retryable || attempt >= p.maxRetries {
 			return nil, p.endpoint.explain(err, req.Model, attempt+1)
 		}
@@ -181,6 +210,26 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, obs llm.Observe
 		}
 	}
 }
+
+// keyHeaders are the headers of the key source's current key, sent as
+// x-api-key and as a bearer token as Claude Code sends a helper's key;
+// none without a key source.
+func (p *Provider) keyHeaders(ctx context.Context) (string, []option.RequestOption, error) {
+	if p.keys == nil {
+		return "", nil, nil
+	}
+	key, err := p.keys.Key(ctx)
+	if err != nil {
+		return "", nil, &keyError{err: err}
+	}
+	return key, []option.RequestOption{option.WithHeader("x-api-key", key), option.WithHeader("Authorization", "Bearer "+key)}, nil
+}
+
+// keyError is a key source that gave no key: the helper failed.
+type keyError struct{ err error }
+
+func (e *keyError) Error() string { return "apiKeyHelper: " + e.err.Error() }
+func (e *keyError) Unwrap() error { return e.err }
 
 // attempt makes one request and reads its stream to the end. The body goes
 // out as tack encoded it: the SDK's typed path would decode it into its

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/llm/transport"
 )
 
 // A request that failed for good is reported in one line that names the
@@ -75,14 +76,24 @@ func (e endpoint) connectionCause(err error) (cause, hint string) {
 	at := "API unreachable at " + e.base()
 	var dnsErr *net.DNSError
 	var record tls.RecordHeaderError
+	var proxyErr *transport.ProxyError
+	var setupErr *transport.SetupError
 	switch {
+	case errors.As(err, &setupErr):
+		return setupErr.Error(), "Fix the file, or unset the variable"
+	case untrustedCertificate(err):
+		return fmt.Sprintf("%s: its TLS certificate is not trusted (%s)", at, tlsDetail(err)),
+			"Check " + e.baseSetting() + "; behind a proxy or gateway with its own certificate authority, add its certificate with NODE_EXTRA_CA_CERTS (or replace the trusted ones with SSL_CERT_FILE)"
+	case refusedHandshake(err) != "":
+		return fmt.Sprintf("%s: the server refused the TLS handshake (%s)", at, refusedHandshake(err)),
+			"If it requires a client certificate, set CLAUDE_CODE_CLIENT_CERT and CLAUDE_CODE_CLIENT_KEY to one it accepts"
+	case errors.As(err, &proxyErr):
+		return fmt.Sprintf("%s through the proxy %s (%s): %s", at, proxyErr.Proxy, proxyErr.Var, proxyCause(proxyErr.Err)),
+			fmt.Sprintf("Check %s, or list the host in NO_PROXY to reach it directly", proxyErr.Var)
 	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
 		return fmt.Sprintf("%s: host %q not found", at, dnsErr.Name), "Check the host name in " + e.baseSetting() + " and the network's DNS"
 	case errors.As(err, &dnsErr):
 		return fmt.Sprintf("%s: looking up %q failed: %s", at, dnsErr.Name, dnsErr.Err), "Check the network's DNS and " + e.baseSetting()
-	case untrustedCertificate(err):
-		return fmt.Sprintf("%s: its TLS certificate is not trusted (%s)", at, tlsDetail(err)),
-			"Check " + e.baseSetting() + "; behind a proxy with its own certificate authority, point SSL_CERT_FILE at its certificate"
 	case errors.As(err, &record):
 		return at + ": the server does not speak TLS", "Check " + e.baseSetting() + " (http:// rather than https://?)"
 	case errors.Is(err, syscall.ECONNREFUSED):
@@ -138,6 +149,8 @@ func (e endpoint) credential() string {
 		return "the API key (ANTHROPIC_API_KEY or apiKeyHelper)"
 	case "token":
 		return "the token (ANTHROPIC_AUTH_TOKEN)"
+	case "helper":
+		return "the key apiKeyHelper prints (it was run again after the first refusal)"
 	}
 	return "the credentials"
 }
@@ -158,13 +171,50 @@ func tlsDetail(err error) string {
 	return err.Error()
 }
 
+// proxyCause is what went wrong with the proxy, in words.
+func proxyCause(err error) string {
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(err, &dnsErr):
+		return fmt.Sprintf("the proxy's host %q cannot be looked up", dnsErr.Name)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "the proxy refused the connection"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "the proxy reset the connection"
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "proxyconnect" {
+		return "the proxy could not be reached: " + op.Err.Error()
+	}
+	// The proxy answered the tunnel request with an error status.
+	return "the proxy refused the tunnel: " + err.Error()
+}
+
+// refusedHandshake is the TLS alert the server ended the handshake with
+// ("tls: certificate required"), or "".
+func refusedHandshake(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "remote error" && strings.HasPrefix(op.Err.Error(), "tls: ") {
+		return op.Err.Error()
+	}
+	return ""
+}
+
 // permanent reports whether err is a connection failure that another
 // attempt will not mend: a host name that does not exist, a certificate
 // that is not trusted, a server that does not speak TLS.
 func permanent(err error) bool {
 	var dnsErr *net.DNSError
 	var record tls.RecordHeaderError
-	return errors.As(err, &dnsErr) && dnsErr.IsNotFound || untrustedCertificate(err) || errors.As(err, &record)
+	var proxyErr *transport.ProxyError
+	var setupErr *transport.SetupError
+	switch {
+	case errors.As(err, &setupErr):
+		return true
+	case errors.As(err, &proxyErr):
+		return false // a proxy may come back
+	}
+	return errors.As(err, &dnsErr) && dnsErr.IsNotFound || untrustedCertificate(err) || errors.As(err, &record) || refusedHandshake(err) != ""
 }
 
 // untrustedCertificate reports whether err is a server certificate that

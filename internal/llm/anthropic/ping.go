@@ -10,7 +10,11 @@ import (
 // with no retries: whether the API answers and accepts the credentials,
 // for `tack doctor`. A refusal is an *llm.APIError with its status.
 func (p *Provider) Ping(ctx context.Context) error {
-	_, err := p.client.Models.List(ctx, sdk.ModelListParams{Limit: sdk.Int(1)})
+	_, opts, err := p.keyHeaders(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = p.client.Models.List(ctx, sdk.ModelListParams{Limit: sdk.Int(1)}, opts...)
 	if err != nil {
 		return convertError(err)
 	}

@@ -43,6 +43,9 @@ type Request struct {
 	// in; nil when the answer was an HTTP error. For a cut stream it is the
 	// whole turn, of which only a part reached the client.
 	Response []llm.Block
+	// Unauthorized is set when Options.Authorize refused the request: it
+	// was answered 401 and did not count as an attempt at its turn.
+	Unauthorized bool
 	// Violations are the invariants this request broke; when there are any
 	// the answer was an error and the script did not move.
 	Violations []string

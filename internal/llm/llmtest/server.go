@@ -31,6 +31,7 @@ package llmtest
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"log"
@@ -75,6 +76,12 @@ type Options struct {
 	// benchmarking clients other than tack whose requests differ in ways
 	// that do not matter to a measurement.
 	Lenient bool
+	// Authorize, when set, judges each request's credentials: a request it
+	// refuses is answered 401 authentication_error, as the API answers a
+	// bad key, and the script does not move (Request.Unauthorized).
+	Authorize func(http.Header) bool
+	// TLS, when set, serves HTTPS with it; URL is then https://.
+	TLS *tls.Config
 }
 
 // Violation is one invariant a request broke.
@@ -102,6 +109,7 @@ type Server struct {
 	byConv      bool
 	match       bool // some turn has When: serve by matching, see serveMatching
 	lenient     bool
+	authorize   func(http.Header) bool
 	onViolation func(error)
 	srv         *http.Server
 	tools       toolCache
@@ -169,8 +177,13 @@ func NewServer(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llmtest: listen: %w", err)
 	}
+	scheme := "http://"
+	if opts.TLS != nil {
+		ln, scheme = tls.NewListener(ln, opts.TLS), "https://"
+	}
 	s := &Server{
-		url:         "http://" + ln.Addr().String(),
+		url:         scheme + ln.Addr().String(),
+		authorize:   opts.Authorize,
 		loop:        opts.Loop,
 		discard:     opts.DiscardRequests,
 		byConv:      opts.ByConversation,
@@ -288,6 +301,16 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusMethodNotAllowed
 	}
 	inspectHeaders(r.Header, &p)
+	if s.authorize != nil && !s.authorize(r.Header) {
+		req.Unauthorized = true
+		s.mu.Lock()
+		s.record(req)
+		req.TurnIndex = s.cursor
+		s.mu.Unlock()
+		s.writeError(w, http.StatusUnauthorized, "invalid x-api-key", "", false)
+		s.finish(req)
+		return
+	}
 	var in inspection
 	if tooLarge {
 		p.add("body is larger than the API's limit of %d bytes", maxBody)
