@@ -200,3 +200,15 @@ func TestFoundryWithoutCredentialsNamesTheVariables(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s", e.status, errOut)
 	}
 }
+
+func TestDoctorNamesThePlatform(t *testing.T) {
+	e := newEnv(t)
+	e.extra = []string{"CLAUDE_CODE_USE_VERTEX=1", "CLAUDE_CODE_SKIP_VERTEX_AUTH=1", "ANTHROPIC_VERTEX_PROJECT_ID=proj-7",
+		"CLOUD_ML_REGION=europe-west4", "ANTHROPIC_API_KEY="}
+	out, errOut := e.run("doctor")
+	for _, want := range []string{"provider: Google Vertex AI at https://europe-west4-aiplatform.googleapis.com/v1", "region europe-west4 (CLOUD_ML_REGION)", "project proj-7 (ANTHROPIC_VERTEX_PROJECT_ID)", "credentials: none"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor lacks %q:\n%s\n%s", want, out, errOut)
+		}
+	}
+}

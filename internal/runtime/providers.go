@@ -315,3 +315,37 @@ func runSettingCommand(ctx context.Context, setting, command string, env []strin
 	}
 	return out, nil
 }
+
+// CheckProvider is the cloud platform a session started with cfg would
+// use, set up as the session sets it up (credentials resolved, no request
+// sent); ok is false when the Anthropic API serves it.
+func CheckProvider(ctx context.Context, cfg Config) (info ProviderInfo, ok bool, err error) {
+	pl, err := placeOf(cfg)
+	if err != nil {
+		return info, false, err
+	}
+	settings, err := readSettings(cfg, pl, optionsEnv(cfg.Env))
+	if err != nil {
+		return info, false, err
+	}
+	_, info, ok, err = platformConfig(ctx, cfg, settings, sessionGetenv(cfg, settings), llm.Catalogue())
+	return info, ok, err
+}
+
+// String is the provider in one line: where, in which region, with what.
+func (p ProviderInfo) String() string {
+	var b strings.Builder
+	b.WriteString(p.Name + " at " + p.BaseURL)
+	if p.Region != "" {
+		fmt.Fprintf(&b, ", region %s (%s)", p.Region, p.RegionFrom)
+	}
+	if p.Project != "" {
+		fmt.Fprintf(&b, ", project %s (%s)", p.Project, p.ProjectFrom)
+	}
+	fmt.Fprintf(&b, ", credentials: %s", p.Credential)
+	if p.ModelID != nil {
+		cat := llm.Catalogue()
+		fmt.Fprintf(&b, ", default model %s", p.ModelID(cat.Resolve("", nil).ID))
+	}
+	return b.String()
+}

@@ -40,8 +40,8 @@ import (
 // authentication at all, as a gateway in front of Bedrock would.
 type BedrockAuth struct {
 	AccessKeyID, SecretAccessKey, Region string
-	BearerToken                      string
-	NoAuth                           bool
+	BearerToken                          string
+	NoAuth                               bool
 }
 
 // BedrockVersion is the anthropic_version Bedrock takes in the body.
