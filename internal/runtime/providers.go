@@ -97,7 +97,7 @@ func platformConfig(ctx context.Context, cfg Config, settings *config.Merged, ge
 	apiCfg.APIKey, apiCfg.AuthToken, apiCfg.BaseURL = "", "", ""
 	apiCfg.HTTPClient = cfg.HTTPClient
 	apiCfg.UserAgent = "tack/" + version.Version
-	info := ProviderInfo{ID: id}
+	var info ProviderInfo
 	var err error
 	switch id {
 	case llm.PlatformBedrock:
