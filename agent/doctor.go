@@ -63,3 +63,18 @@ func CheckSandbox(opts Options) (SandboxCheck, error) {
 	st, err := runtime.CheckSandbox(configOf(opts))
 	return SandboxCheck(st), err
 }
+
+// CheckProvider describes the cloud platform (Bedrock, Vertex AI, Foundry)
+// a session in opts.Cwd would use, in one line; ok is false when the
+// Anthropic API serves it.
+func CheckProvider(ctx context.Context, opts Options) (desc string, ok bool, err error) {
+	cfg, err := opts.config()
+	if err != nil {
+		return "", false, err
+	}
+	info, ok, err := runtime.CheckProvider(ctx, cfg)
+	if err != nil || !ok {
+		return "", ok, err
+	}
+	return info.String(), true, nil
+}

@@ -155,6 +155,14 @@ func checkInstallation(context.Context, IO, agent.Options) []checkResult {
 }
 
 func checkCredentials(ctx context.Context, _ IO, opts agent.Options) []checkResult {
+	// A cloud platform has its own credentials: the provider check is them.
+	if desc, ok, err := agent.CheckProvider(ctx, opts); ok {
+		r := checkResult{Check: "provider", Verdict: verdictOK, Detail: desc}
+		if err != nil {
+			r.Verdict, r.Detail, r.Fix = verdictFail, err.Error(), "set the variable named"
+		}
+		return []checkResult{r}
+	}
 	r := checkResult{Check: "credentials", Verdict: verdictOK}
 	st, err := agent.GetAuthStatus(ctx, opts)
 	switch {
@@ -172,6 +180,9 @@ func checkCredentials(ctx context.Context, _ IO, opts agent.Options) []checkResu
 }
 
 func checkAPI(ctx context.Context, _ IO, opts agent.Options) []checkResult {
+	if _, ok, _ := agent.CheckProvider(ctx, opts); ok {
+		return nil // the platforms serve no cheap request to ping
+	}
 	r := checkResult{Check: "api", Verdict: verdictOK}
 	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
 	defer cancel()

@@ -31,6 +31,9 @@ type Model struct {
 	// Effort says whether the model takes an effort (output_config.effort).
 	Effort bool  `json:"effort,omitempty"`
 	Price  Price `json:"price"`
+	// PlatformIDs are the model's ids on cloud platforms where they differ
+	// from the usual rule (see PlatformID).
+	PlatformIDs map[string]string `json:"platform_ids,omitempty"`
 	// Known is false for an id absent from the catalogue: its limits are
 	// conservative guesses and its price is unknown (zero).
 	Known bool `json:"-"`
@@ -120,15 +123,33 @@ func (c *Catalog) Resolve(name string, getenv func(string) string) Model {
 	if i, ok := c.byID[name]; ok {
 		return c.Models[i]
 	}
+	if m, ok := c.resolveID(name); ok {
+		return m
+	}
+	if fp := FirstPartyID(name); fp != name {
+		// A platform's id: the first-party model's limits and price.
+		if m, ok := c.resolveID(fp); ok {
+			m.ID, m.Aliases = name, nil
+			return m
+		}
+	}
+	return Model{ID: name, DisplayName: name, ContextWindow: 200000, MaxOutput: 32000}
+}
+
+// resolveID finds an id or a dated form of one in the catalogue.
+func (c *Catalog) resolveID(name string) (Model, bool) {
+	if i, ok := c.byID[name]; ok {
+		return c.Models[i], true
+	}
 	for i := range c.Models {
 		if base := c.Models[i].ID; strings.HasPrefix(name, base+"-") {
 			m := c.Models[i]
 			m.ID = name
 			m.Aliases = nil
-			return m
+			return m, true
 		}
 	}
-	return Model{ID: name, DisplayName: name, ContextWindow: 200000, MaxOutput: 32000}
+	return Model{}, false
 }
 
 // Cost is the price in USD of usage on this model.

@@ -19,6 +19,9 @@ var ErrNoCredentials = errors.New("no API key: set ANTHROPIC_API_KEY (or ANTHROP
 // catalogue and the small model that tools, hooks and MCP sampling use.
 func (s *Session) connectProvider(ctx context.Context) error {
 	s.catalog = llm.Catalogue()
+	if ok, err := s.connectPlatform(ctx); ok || err != nil {
+		return err
+	}
 	apiCfg, creds, err := apiConfig(ctx, s.cfg, s.settings, s.getenv)
 	if errors.Is(err, ErrNoCredentials) && s.cfg.WithoutCredentials {
 		s.provider = noCredentials{}

@@ -315,6 +315,7 @@ type Session struct {
 	trust        workspaceTrust
 	provider     llm.Provider
 	apiKeySource string
+	providerInfo ProviderInfo // zero for the Anthropic API
 	catalog      *llm.Catalog
 	small        string
 	ext          *extension.Set

@@ -46,6 +46,29 @@ type Config struct {
 	// Logger, when set, gets a debug line for each HTTP request (never a
 	// header: they carry the key).
 	Logger *slog.Logger
+	// Platform, when set, sends the requests to a cloud platform that
+	// serves Claude (Bedrock, Vertex AI, Foundry) instead of the Anthropic
+	// API: APIKey and AuthToken are then not sent.
+	Platform *Platform
+}
+
+// Platform adapts the provider to a cloud platform. The platform's own
+// package (internal/llm/bedrock, vertex, foundry) builds it.
+type Platform struct {
+	// Name is the platform in words, for errors ("Amazon Bedrock").
+	Name string
+	// BaseURL is where requests go; BaseVar the variable that sets it.
+	BaseURL, BaseVar string
+	// Credential is the credential sent, in words that name where it comes
+	// from ("AWS credentials (profile dev)"); "" when none is sent.
+	Credential string
+	// Region is where the model runs, and RegionVar the variable to change
+	// it; both "" where the platform has no regions.
+	Region, RegionVar string
+	// Options are SDK options that rewrite each request for the platform
+	// (URL, body, signature). They run after every other option, closest
+	// to the wire, so that nothing changes a request once it is signed.
+	Options []option.RequestOption
 }
 
 // KeySource supplies a key per request: Key the current one, Refresh a
@@ -120,6 +143,8 @@ func New(cfg Config) *Provider {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
 	switch {
+	case cfg.Platform != nil:
+		// The platform's options authenticate.
 	case cfg.Keys != nil: // per request: see keyHeaders
 	case cfg.APIKey != "":
 		// Sent as x-api-key, as the API documents and Claude Code does
@@ -143,6 +168,9 @@ func New(cfg Config) *Provider {
 	if cfg.Logger != nil {
 		opts = append(opts, option.WithMiddleware(logRequests(cfg.Logger)))
 	}
+	if cfg.Platform != nil {
+		opts = append(opts, cfg.Platform.Options...)
+	}
 	retries := cfg.MaxRetries
 	switch {
 	case retries == 0:
@@ -150,8 +178,10 @@ func New(cfg Config) *Provider {
 	case retries < 0:
 		retries = 0
 	}
-	ep := endpoint{baseURL: cfg.BaseURL}
+	ep := endpoint{baseURL: cfg.BaseURL, platform: cfg.Platform}
 	switch {
+	case cfg.Platform != nil:
+		ep.baseURL = cfg.Platform.BaseURL
 	case cfg.Keys != nil:
 		ep.auth = "helper"
 	case cfg.APIKey != "":

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"cmp"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -33,8 +34,9 @@ const defaultBaseURL = "https://api.anthropic.com"
 
 // endpoint says where the provider sends its requests, for explanations.
 type endpoint struct {
-	baseURL string // "" for the default
-	auth    string // which credential is sent: "key", "token" or ""
+	baseURL  string // "" for the default
+	auth     string // which credential is sent: "key", "token" or ""
+	platform *Platform
 }
 
 // explain turns err, which ended a request to model after attempts
@@ -73,7 +75,7 @@ func (e endpoint) describe(err error, model string) (cause, hint string) {
 // connectionCause names a failure to reach the API at all: the host name,
 // the connection, TLS.
 func (e endpoint) connectionCause(err error) (cause, hint string) {
-	at := "API unreachable at " + e.base()
+	at := e.who() + " unreachable at " + e.base()
 	var dnsErr *net.DNSError
 	var record tls.RecordHeaderError
 	var proxyErr *transport.ProxyError
@@ -116,6 +118,9 @@ func (e endpoint) statusCause(err error, model string) (cause, hint string) {
 		return "", ""
 	}
 	what := apiErr.Error()
+	if e.platform != nil {
+		return e.platformStatusCause(apiErr, model)
+	}
 	switch apiErr.Status {
 	case http.StatusUnauthorized:
 		return "The API refused the credentials: " + what, e.credentialHint()
@@ -128,6 +133,35 @@ func (e endpoint) statusCause(err error, model string) (cause, hint string) {
 	return "", ""
 }
 
+// platformStatusCause is statusCause for a cloud platform, whose refusals
+// are about its own credentials, regions and model ids.
+func (e endpoint) platformStatusCause(apiErr *llm.APIError, model string) (cause, hint string) {
+	p, what := e.platform, apiErr.Error()
+	where := ""
+	if p.Region != "" {
+		where = fmt.Sprintf(" in region %s (%s)", p.Region, p.RegionVar)
+	}
+	switch apiErr.Status {
+	case http.StatusUnauthorized:
+		return p.Name + " refused the credentials: " + what, e.credentialHint()
+	case http.StatusForbidden:
+		return p.Name + " denied access: " + what,
+			fmt.Sprintf("Check that %s may use the model %s%s, that the model is enabled there, or choose another model (--model, ANTHROPIC_MODEL)", e.credential(), model, where)
+	case http.StatusNotFound:
+		return fmt.Sprintf("%s at %s has no model %s%s: %s", p.Name, e.base(), model, where, what),
+			fmt.Sprintf("Check the model id (--model, ANTHROPIC_MODEL) and %s", e.baseSetting())
+	}
+	return "", ""
+}
+
+// who names the service requests go to.
+func (e endpoint) who() string {
+	if e.platform != nil {
+		return e.platform.Name
+	}
+	return "API"
+}
+
 func (e endpoint) base() string {
 	if e.baseURL == "" {
 		return defaultBaseURL
@@ -137,6 +171,9 @@ func (e endpoint) base() string {
 
 // baseSetting is what decides the address: the variable, or its absence.
 func (e endpoint) baseSetting() string {
+	if e.platform != nil {
+		return e.platform.BaseVar
+	}
 	if e.baseURL == "" {
 		return "the network (ANTHROPIC_BASE_URL is not set; HTTPS_PROXY applies)"
 	}
@@ -144,6 +181,9 @@ func (e endpoint) baseSetting() string {
 }
 
 func (e endpoint) credential() string {
+	if e.platform != nil {
+		return cmp.Or(e.platform.Credential, "the credentials")
+	}
 	switch e.auth {
 	case "key":
 		return "the API key (ANTHROPIC_API_KEY or apiKeyHelper)"
@@ -156,6 +196,12 @@ func (e endpoint) credential() string {
 }
 
 func (e endpoint) credentialHint() string {
+	if e.platform != nil {
+		if e.platform.Credential == "" {
+			return "No credential was sent (authentication is skipped): check the gateway at " + e.base()
+		}
+		return "Check " + e.platform.Credential + ", and that " + e.baseSetting() + " is where it belongs"
+	}
 	if e.auth == "" {
 		return "No credential was sent: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, apiKeyHelper)"
 	}
@@ -202,19 +248,22 @@ func refusedHandshake(err error) string {
 
 // permanent reports whether err is a connection failure that another
 // attempt will not mend: a host name that does not exist, a certificate
-// that is not trusted, a server that does not speak TLS.
+// that is not trusted, a server that does not speak TLS, a platform's
+// credential that cannot be had (an error with NotRetryable).
 func permanent(err error) bool {
 	var dnsErr *net.DNSError
 	var record tls.RecordHeaderError
 	var proxyErr *transport.ProxyError
 	var setupErr *transport.SetupError
+	var nr interface{ NotRetryable() bool }
 	switch {
 	case errors.As(err, &setupErr):
 		return true
 	case errors.As(err, &proxyErr):
 		return false // a proxy may come back
 	}
-	return errors.As(err, &dnsErr) && dnsErr.IsNotFound || untrustedCertificate(err) || errors.As(err, &record) || refusedHandshake(err) != ""
+	return errors.As(err, &dnsErr) && dnsErr.IsNotFound || untrustedCertificate(err) || errors.As(err, &record) ||
+		refusedHandshake(err) != "" || errors.As(err, &nr) && nr.NotRetryable()
 }
 
 // untrustedCertificate reports whether err is a server certificate that
