@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -11,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/llm/retry"
 )
 
 // A request that failed for good is reported in one line that names the
@@ -158,23 +158,7 @@ func tlsDetail(err error) string {
 	return err.Error()
 }
 
-// permanent reports whether err is a connection failure that another
-// attempt will not mend: a host name that does not exist, a certificate
-// that is not trusted, a server that does not speak TLS.
-func permanent(err error) bool {
-	var dnsErr *net.DNSError
-	var record tls.RecordHeaderError
-	return errors.As(err, &dnsErr) && dnsErr.IsNotFound || untrustedCertificate(err) || errors.As(err, &record)
-}
-
-// untrustedCertificate reports whether err is a server certificate that
-// did not verify: an unknown authority, another host's, an invalid one.
-func untrustedCertificate(err error) bool {
-	var unknownCA x509.UnknownAuthorityError
-	var hostErr x509.HostnameError
-	var invalid x509.CertificateInvalidError
-	return errors.As(err, &unknownCA) || errors.As(err, &hostErr) || errors.As(err, &invalid)
-}
+func untrustedCertificate(err error) bool { return retry.UntrustedCertificate(err) }
 
 // oneLine keeps s on one line.
 func oneLine(s string) string {
