@@ -118,7 +118,7 @@ func (a *accumulator) text(emit func(llm.StreamEvent), typ, s string) {
 		a.startBlock(emit, b)
 	}
 	b := &a.resp.Content[a.open]
-	delta := map[string]string{}
+	var delta map[string]string
 	se := llm.StreamEvent{Type: "content_block_delta", Index: a.open}
 	if typ == llm.TypeText {
 		b.Text += s
