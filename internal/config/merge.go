@@ -103,6 +103,7 @@ func merge(docs []*document) *Merged {
 			{"outputStyle", &out.OutputStyle, s.OutputStyle},
 			{"effortLevel", &out.EffortLevel, s.EffortLevel},
 			{"apiKeyHelper", &out.APIKeyHelper, s.APIKeyHelper},
+			{"smallModel", &out.SmallModel, s.SmallModel},
 			{"permissions.defaultMode", &out.Permissions.DefaultMode, s.Permissions.DefaultMode},
 		} {
 			if has(f.key) {
@@ -163,6 +164,15 @@ func merge(docs []*document) *Merged {
 				out.Env = map[string]string{}
 			}
 			out.Env[k] = v
+		}
+		for k, v := range s.Providers {
+			// A provider is replaced whole by a later scope's of the same
+			// name: half of one endpoint's settings with half of another's
+			// would reach neither.
+			if out.Providers == nil {
+				out.Providers = map[string]Provider{}
+			}
+			out.Providers[k] = v
 		}
 		for k, v := range s.EnabledPlugins {
 			if out.EnabledPlugins == nil {

@@ -66,6 +66,11 @@ type Settings struct {
 	AlwaysThinkingEnabled  *bool
 	// Sandbox is the "sandbox" value as written, for the sandbox package.
 	Sandbox json.RawMessage
+	// Providers are the model endpoints besides the Anthropic API, by name
+	// (see providers.go); SmallModel is the model of side requests (titles,
+	// classifiers), which may be one of theirs.
+	Providers  map[string]Provider
+	SmallModel string
 
 	// Unknown holds the top-level keys tack does not know, verbatim. They are
 	// kept (a tool may read them) and otherwise ignored.
@@ -197,7 +202,7 @@ var (
 		"claudeMdExcludes", "disableAllHooks", "allowManagedHooksOnly", "allowedHttpHookUrls",
 		"httpHookAllowedEnvVars", "cleanupPeriodDays", "enabledPlugins", "apiKeyHelper",
 		"includeCoAuthoredBy", "includeGitInstructions", "alwaysThinkingEnabled", "sandbox", "requireWorkspaceTrust", "availableModels",
-		"effortLevel",
+		"effortLevel", "providers", "smallModel",
 	}
 	permissionKeys = []string{"allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode"}
 	matcherKeys    = []string{"matcher", "hooks"}
@@ -398,6 +403,10 @@ func (d *document) top(root *jsontree.Node) *Error {
 			err = d.items(v, k, &s.HTTPHookAllowedEnvVars, nil, "")
 		case "enabledPlugins":
 			err = d.enabledPlugins(v)
+		case "providers":
+			err = d.providers(v)
+		case "smallModel":
+			err = d.scalarString(v, k, &s.SmallModel)
 		case "sandbox":
 			s.Sandbox = raw(d.src, v)
 			d.origins[k] = d.at(v.Off)

@@ -19,13 +19,20 @@ var ErrNoCredentials = errors.New("no API key: set ANTHROPIC_API_KEY (or ANTHROP
 // catalogue and the small model that tools, hooks and MCP sampling use.
 func (s *Session) connectProvider(ctx context.Context) error {
 	s.catalog = llm.Catalogue()
-	if ok, err := s.connectPlatform(ctx); ok || err != nil {
+	extra, err := s.connectExtraProviders(ctx)
+	if err != nil {
+		return err
+	}
+	if ok, err := s.connectPlatform(ctx, extra); ok || err != nil {
 		return err
 	}
 	apiCfg, creds, err := apiConfig(ctx, s.cfg, s.settings, s.getenv)
-	if errors.Is(err, ErrNoCredentials) && s.cfg.WithoutCredentials {
-		s.provider = noCredentials{}
-		s.small = s.catalog.Resolve(s.catalog.Small, s.getenv).ID
+	// A session whose model runs on a configured provider needs no
+	// Anthropic credentials; a request to a Claude model then fails as
+	// the start would have.
+	if errors.Is(err, ErrNoCredentials) && (s.cfg.WithoutCredentials || extra.serves(s.askedMainModel())) {
+		s.provider = extra.route(noCredentials{})
+		s.small = firstNonEmpty(extra.smallModel(s, s.askedMainModel(), false), s.catalog.Resolve(s.catalog.Small, s.getenv).ID)
 		return nil
 	}
 	if err != nil {
@@ -35,12 +42,9 @@ func (s *Session) connectProvider(ctx context.Context) error {
 	if creds.Keys != nil {
 		creds.Keys.Warn = func(err error) { s.notify(err.Error()) }
 	}
-	s.provider = logRetries(anthropic.New(apiCfg), apiCfg.Logger)
+	s.provider = extra.route(logRetries(anthropic.New(apiCfg), apiCfg.Logger))
 	s.apiKeySource = creds.Source
-	s.small = s.getenv("ANTHROPIC_SMALL_FAST_MODEL")
-	if s.small == "" {
-		s.small = s.catalog.Resolve(s.catalog.Small, s.getenv).ID
-	}
+	s.small = firstNonEmpty(extra.smallModel(s, s.askedMainModel(), true), s.catalog.Resolve(s.catalog.Small, s.getenv).ID)
 	return nil
 }
 

@@ -72,19 +72,16 @@ func selectedPlatform(getenv func(string) string) string {
 
 // connectPlatform makes the session's provider when a cloud platform is
 // selected; ok is false when none is.
-func (s *Session) connectPlatform(ctx context.Context) (ok bool, err error) {
+func (s *Session) connectPlatform(ctx context.Context, extra extraProviders) (ok bool, err error) {
 	apiCfg, info, ok, err := platformConfig(ctx, s.cfg, s.settings, s.getenv, s.catalog)
 	if !ok || err != nil {
 		return ok, err
 	}
 	apiCfg.Logger = s.debugLog("api")
-	s.provider = logRetries(withModelIDs(anthropic.New(apiCfg), info.ModelID), apiCfg.Logger)
+	s.provider = extra.route(logRetries(withModelIDs(anthropic.New(apiCfg), info.ModelID), apiCfg.Logger))
 	s.providerInfo = info
 	s.apiKeySource = "none"
-	s.small = s.getenv("ANTHROPIC_SMALL_FAST_MODEL")
-	if s.small == "" {
-		s.small = s.catalog.Resolve(s.catalog.Small, s.getenv).ID
-	}
+	s.small = firstNonEmpty(extra.smallModel(s, s.askedMainModel(), true), s.catalog.Resolve(s.catalog.Small, s.getenv).ID)
 	return true, nil
 }
 

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -24,6 +23,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/llm/retry"
 )
 
 // Config says how to reach the API.
@@ -82,7 +82,7 @@ type KeySource interface {
 const APIVersion = "2023-06-01"
 
 // DefaultMaxRetries is how often a failing request is retried by default.
-const DefaultMaxRetries = 10
+const DefaultMaxRetries = retry.DefaultMaxRetries
 
 // ConfigFromEnv reads ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN,
 // ANTHROPIC_BASE_URL, ANTHROPIC_CUSTOM_HEADERS ("Name: value" per line) and
@@ -171,13 +171,7 @@ func New(cfg Config) *Provider {
 	if cfg.Platform != nil {
 		opts = append(opts, cfg.Platform.Options...)
 	}
-	retries := cfg.MaxRetries
-	switch {
-	case retries == 0:
-		retries = DefaultMaxRetries
-	case retries < 0:
-		retries = 0
-	}
+	retries := retry.Retries(cfg.MaxRetries)
 	ep := endpoint{baseURL: cfg.BaseURL, platform: cfg.Platform}
 	switch {
 	case cfg.Platform != nil:
@@ -379,62 +373,22 @@ func classify(err error) (status int, retryable bool, after time.Duration) {
 		switch {
 		case ra.Status == 0: // an error event inside a 200 stream
 			return 0, ra.Type == "overloaded_error" || ra.Type == "api_error" || ra.Type == "rate_limit_error", ra.after
-		case ra.Status == http.StatusRequestTimeout, ra.Status == http.StatusConflict,
-			ra.Status == http.StatusTooManyRequests, ra.Status >= 500:
+		case retry.Status(ra.Status):
 			return ra.Status, true, ra.after
 		}
 		return ra.Status, false, -1
 	}
 	// No HTTP response at all: a connection error, worth another attempt
 	// unless it is one that cannot mend.
-	return 0, !permanent(err), -1
+	return 0, !retry.Permanent(err), -1
 }
 
-// retryAfter reads retry-after-ms or retry-after (seconds or an HTTP date);
-// it is negative when neither is given.
-func retryAfter(h http.Header) time.Duration {
-	if v := h.Get("retry-after-ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	if v := h.Get("retry-after"); v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-			return time.Duration(s * float64(time.Second))
-		}
-		if t, err := http.ParseTime(v); err == nil {
-			return max(0, time.Until(t))
-		}
-	}
-	return -1
-}
+// The retry policy is shared with the other providers (package retry).
+func retryAfter(h http.Header) time.Duration                 { return retry.After(h) }
+func backoff(attempt int, after time.Duration) time.Duration { return retry.Backoff(attempt, after) }
+func sleepCtx(ctx context.Context, d time.Duration) error    { return retry.Sleep(ctx, d) }
 
 const (
-	baseDelay     = 500 * time.Millisecond
-	maxDelay      = 32 * time.Second
-	maxRetryAfter = 5 * time.Minute
+	maxDelay      = retry.MaxDelay
+	maxRetryAfter = retry.MaxRetryAfter
 )
-
-// backoff is the wait before retry number attempt+1: the server's advice when
-// it gave one (after ≥ 0), else exponential with jitter.
-func backoff(attempt int, after time.Duration) time.Duration {
-	if after >= 0 {
-		return min(after, maxRetryAfter)
-	}
-	d := min(baseDelay<<min(attempt, 10), maxDelay)
-	return d - time.Duration(rand.Int64N(int64(d/4)+1))
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}

@@ -3,7 +3,6 @@ package anthropic
 import (
 	"cmp"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -12,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/llm/retry"
 	"github.com/tackcode/tack/internal/llm/transport"
 )
 
@@ -266,14 +266,7 @@ func permanent(err error) bool {
 		refusedHandshake(err) != "" || errors.As(err, &nr) && nr.NotRetryable()
 }
 
-// untrustedCertificate reports whether err is a server certificate that
-// did not verify: an unknown authority, another host's, an invalid one.
-func untrustedCertificate(err error) bool {
-	var unknownCA x509.UnknownAuthorityError
-	var hostErr x509.HostnameError
-	var invalid x509.CertificateInvalidError
-	return errors.As(err, &unknownCA) || errors.As(err, &hostErr) || errors.As(err, &invalid)
-}
+func untrustedCertificate(err error) bool { return retry.UntrustedCertificate(err) }
 
 // oneLine keeps s on one line.
 func oneLine(s string) string {

@@ -54,6 +54,10 @@ type Request struct {
 	// answer was written (zero if the client went away first). The gap from
 	// one request's Done to the next one's Received is time spent in the client.
 	Received, Done time.Time
+
+	// chat is set for a Chat Completions request: its answers are in that
+	// format. Its decoded fields above are the Messages form of the body.
+	chat bool
 }
 
 // ToolUseIDs returns the ids of the tool_use blocks served in Response.

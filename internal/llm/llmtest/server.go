@@ -82,6 +82,9 @@ type Options struct {
 	Authorize func(http.Header) bool
 	// TLS, when set, serves HTTPS with it; URL is then https://.
 	TLS *tls.Config
+	// ChatKey, when set, is the key every Chat Completions request must
+	// send as Authorization: Bearer.
+	ChatKey string
 }
 
 // Violation is one invariant a request broke.
@@ -110,6 +113,7 @@ type Server struct {
 	match       bool // some turn has When: serve by matching, see serveMatching
 	lenient     bool
 	authorize   func(http.Header) bool
+	chatKey     string
 	onViolation func(error)
 	srv         *http.Server
 	tools       toolCache
@@ -189,6 +193,7 @@ func NewServer(opts Options) (*Server, error) {
 		byConv:      opts.ByConversation,
 		match:       matching(opts.Turns),
 		lenient:     opts.Lenient,
+		chatKey:     opts.ChatKey,
 		onViolation: opts.OnViolation,
 		seed:        rand.Text()[:10],
 		done:        make(chan struct{}),
@@ -281,6 +286,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveCountTokens(w, r)
 	case "/v1/models":
 		s.serveModels(w, r)
+	case chatPath:
+		s.serveChat(w, r)
 	default:
 		s.serveUnknown(w, r)
 	}
@@ -319,6 +326,12 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {
 		in = s.inspectBody(body, req, true, &p)
 	}
 
+	s.serve(w, r, req, in, p, status)
+}
+
+// serve answers a checked request from the script, in the wire format of
+// its path (Messages or Chat Completions).
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, req *Request, in inspection, p problems, status int) {
 	s.mu.Lock()
 	if s.byConv {
 		s.serveConversation(w, r, req, p, status)
@@ -340,7 +353,7 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {
 		} else {
 			s.mu.Unlock()
 			s.report(req, idx)
-			s.writeError(w, status, "llmtest: "+strings.Join(p, "; "), "", true)
+			s.fail(w, req, status, "llmtest: "+strings.Join(p, "; "), "", true)
 			s.finish(req)
 			return
 		}
@@ -351,7 +364,7 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {
 		s.report(req, idx)
 		// 500 like a server failure, but with x-should-retry: false so a
 		// client does not back off and retry into the same wall.
-		s.writeError(w, http.StatusInternalServerError, "llmtest: "+req.Violations[0], "", true)
+		s.fail(w, req, http.StatusInternalServerError, "llmtest: "+req.Violations[0], "", true)
 		s.finish(req)
 		return
 	}
@@ -395,7 +408,7 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {
 		if msg == "" {
 			msg = defaultMessage(errorType(fault.Status), fault.Status)
 		}
-		s.writeError(w, fault.Status, msg, fault.RetryAfter, false)
+		s.fail(w, req, fault.Status, msg, fault.RetryAfter, false)
 		s.finish(req)
 		return
 	}
@@ -426,7 +439,7 @@ func (s *Server) serveConversation(w http.ResponseWriter, r *http.Request, req *
 	s.mu.Unlock()
 	s.report(req, idx)
 	if refuse {
-		s.writeError(w, status, "llmtest: "+strings.Join(req.Violations, "; "), "", true)
+		s.fail(w, req, status, "llmtest: "+strings.Join(req.Violations, "; "), "", true)
 		s.finish(req)
 		return
 	}
@@ -494,7 +507,7 @@ func (s *Server) serveMatching(w http.ResponseWriter, r *http.Request, req *Requ
 	s.mu.Unlock()
 	s.report(req, idx)
 	if refuse {
-		s.writeError(w, status, "llmtest: "+strings.Join(req.Violations, "; "), "", true)
+		s.fail(w, req, status, "llmtest: "+strings.Join(req.Violations, "; "), "", true)
 		s.finish(req)
 		return
 	}
@@ -507,6 +520,10 @@ func (s *Server) serveMatching(w http.ResponseWriter, r *http.Request, req *Requ
 
 // stream writes a turn as SSE, or the part of it a fault lets through.
 func (s *Server) stream(w http.ResponseWriter, req *Request, turn Turn, fault *Fault) {
+	if req.chat {
+		s.streamChat(w, req, turn, fault)
+		return
+	}
 	model := turn.Model
 	if model == "" {
 		model = req.Model
@@ -599,7 +616,7 @@ func (s *Server) serveCountTokens(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serveUnknown(w http.ResponseWriter, r *http.Request) {
 	req := &Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Received: time.Now(), TurnIndex: -1}
 	req.Body, _, _ = readBody(r)
-	req.Violations = []string{fmt.Sprintf("no such endpoint %s %s (the fake serves POST /v1/messages, /v1/messages/count_tokens and GET /v1/models)", r.Method, r.URL.Path)}
+	req.Violations = []string{fmt.Sprintf("no such endpoint %s %s (the fake serves POST /v1/messages, /v1/messages/count_tokens, /v1/chat/completions and GET /v1/models)", r.Method, r.URL.Path)}
 	s.mu.Lock()
 	idx := s.record(req)
 	s.mu.Unlock()
