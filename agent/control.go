@@ -36,6 +36,26 @@ type ClientInfo struct {
 	// takes none. Thinking says whether the requests ask for thinking.
 	Effort   string
 	Thinking bool
+	// Provider is where the main thread's requests go.
+	Provider ProviderInfo
+}
+
+// ProviderInfo describes the service a session's requests go to.
+type ProviderInfo struct {
+	// ID is Claude Code's apiProvider value ("firstParty", "bedrock",
+	// "vertex", "foundry"), or "openai" for a provider of the settings.
+	ID string
+	// Name is the provider in words ("Amazon Bedrock", "providers.local").
+	Name    string
+	BaseURL string
+	// Region is where the model runs and RegionFrom what said so (a
+	// variable's name); both "" where the provider has no regions.
+	Region, RegionFrom string
+	// Project is the Vertex AI project, and ProjectFrom what set it.
+	Project, ProjectFrom string
+	// Credential names where the credential comes from ("AWS profile
+	// dev", "ANTHROPIC_API_KEY"); "none" when none is sent.
+	Credential string
 }
 
 // CommandInfo describes a slash command: a skill or command the user may
@@ -70,6 +90,9 @@ func infoOf(in runtime.Info) ClientInfo {
 		PromptID:       in.PromptID,
 		Effort:         in.Effort,
 		Thinking:       in.Thinking,
+		Provider: ProviderInfo{ID: in.Provider.ID, Name: in.Provider.Name, BaseURL: in.Provider.BaseURL,
+			Region: in.Provider.Region, RegionFrom: in.Provider.RegionFrom,
+			Project: in.Provider.Project, ProjectFrom: in.Provider.ProjectFrom, Credential: in.Provider.Credential},
 	}
 	for _, c := range in.Commands {
 		out.CommandDetails = append(out.CommandDetails, CommandInfo(c))

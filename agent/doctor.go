@@ -78,3 +78,32 @@ func CheckProvider(ctx context.Context, opts Options) (desc string, ok bool, err
 	}
 	return info.String(), true, nil
 }
+
+// ProviderCheck is one OpenAI-compatible provider of the settings as
+// tack doctor sees it: where it is configured, its endpoint and models,
+// and how GET {BaseURL}/models answered.
+type ProviderCheck struct {
+	Name string
+	// Where names the setting ("providers.local (/home/me/.claude/settings.json)").
+	Where   string
+	BaseURL string
+	// Credential is where the key comes from; "none" when none is sent.
+	Credential string
+	Models     []string
+	// Status is the answer's HTTP status; 0 when there was none, and then
+	// Err says why (the key could not be had, or the server not reached).
+	Status int
+	Err    error
+}
+
+// CheckProviders checks each provider of the settings in opts.Cwd: its
+// key is resolved as a session resolves it and its server is asked for
+// its models, through the session's proxies and certificates.
+func CheckProviders(ctx context.Context, opts Options) ([]ProviderCheck, error) {
+	cfg, err := opts.config()
+	if err != nil {
+		return nil, err
+	}
+	checks, err := runtime.CheckExtraProviders(ctx, cfg)
+	return convert(checks, func(c runtime.ExtraProviderCheck) ProviderCheck { return ProviderCheck(c) }), err
+}

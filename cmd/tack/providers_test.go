@@ -175,7 +175,7 @@ func TestVertexWithoutProjectNamesTheVariable(t *testing.T) {
 	e := newEnv(t)
 	e.extra = []string{"CLAUDE_CODE_USE_VERTEX=1", "CLAUDE_CODE_SKIP_VERTEX_AUTH=1", "ANTHROPIC_API_KEY="}
 	_, errOut := e.run("-p", "say hi")
-	if e.status == 0 || !strings.Contains(errOut, "Google Vertex AI: no project: set ANTHROPIC_VERTEX_PROJECT_ID") {
+	if e.status == 0 || !strings.Contains(errOut, "no Google Vertex AI project: set ANTHROPIC_VERTEX_PROJECT_ID") {
 		t.Errorf("exit %d, stderr:\n%s", e.status, errOut)
 	}
 }
@@ -196,7 +196,7 @@ func TestFoundryWithoutCredentialsNamesTheVariables(t *testing.T) {
 	e := newEnv(t)
 	e.extra = []string{"CLAUDE_CODE_USE_FOUNDRY=1", "ANTHROPIC_FOUNDRY_RESOURCE=my-res", "ANTHROPIC_API_KEY="}
 	_, errOut := e.run("-p", "say hi")
-	if e.status == 0 || !strings.Contains(errOut, "Microsoft Foundry: no credentials: set ANTHROPIC_FOUNDRY_API_KEY") {
+	if e.status == 0 || !strings.Contains(errOut, "no Microsoft Foundry credentials: set ANTHROPIC_FOUNDRY_API_KEY") {
 		t.Errorf("exit %d, stderr:\n%s", e.status, errOut)
 	}
 }

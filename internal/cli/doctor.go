@@ -46,7 +46,7 @@ type doctorCheck func(ctx context.Context, stdio IO, opts agent.Options) []check
 
 // doctorChecks are the checks, in the order they are shown.
 func doctorChecks() []doctorCheck {
-	return []doctorCheck{checkInstallation, checkCredentials, checkNetwork, checkAPI, checkSettings, checkMCP, checkSandbox}
+	return []doctorCheck{checkInstallation, checkCredentials, checkNetwork, checkAPI, checkProviders, checkSettings, checkMCP, checkSandbox}
 }
 
 // newDoctorCmd is `tack doctor`: one line per check, exit 1 when one
@@ -61,7 +61,8 @@ verdict (ok, warn or fail) and, when it is not ok, what to do: whether the folde
 is trusted (an untrusted folder's own settings are checked but not used: its
 apiKeyHelper is not run), the installation,
 the credentials in use, whether the API answers (one GET /v1/models on
-ANTHROPIC_BASE_URL, within 5 s), every settings file, every configured MCP server
+ANTHROPIC_BASE_URL, within 5 s), every OpenAI-compatible provider of the
+settings (its key, and one GET {baseURL}/models), every settings file, every configured MCP server
 (started or connected, as tack mcp list does) and the sandbox. The exit status is
 1 when a check fails.`,
 		Args: cobra.NoArgs,
@@ -202,6 +203,51 @@ func checkAPI(ctx context.Context, _ IO, opts agent.Options) []checkResult {
 		r.Detail = base + " answers"
 	}
 	return []checkResult{r}
+}
+
+// checkProviders is one line per OpenAI-compatible provider of the
+// settings: its key resolves, and its server answers GET /models with it.
+func checkProviders(ctx context.Context, _ IO, opts agent.Options) []checkResult {
+	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	checks, err := agent.CheckProviders(ctx, opts)
+	if err != nil {
+		return []checkResult{{Check: "providers", Verdict: verdictFail, Detail: err.Error(), Fix: "fix the file named"}}
+	}
+	var out []checkResult
+	for _, c := range checks {
+		r := checkResult{Check: "providers." + c.Name, Verdict: verdictOK}
+		models := "no models configured"
+		if len(c.Models) > 0 {
+			models = "models " + strings.Join(c.Models, ", ")
+		}
+		switch {
+		case c.Status == 401 || c.Status == 403:
+			r.Verdict = verdictFail
+			r.Detail = fmt.Sprintf("%s refused the key from %s: HTTP %d", c.BaseURL, c.Credential, c.Status)
+			r.Fix = "check the key of " + c.Where
+		case c.Status == 404:
+			r.Verdict = verdictWarn
+			r.Detail = fmt.Sprintf("%s answers but serves no /models (HTTP 404); %s", c.BaseURL, models)
+			r.Fix = "check baseURL in " + c.Where + " (it usually ends in /v1)"
+		case c.Status >= 300:
+			r.Verdict = verdictFail
+			r.Detail = fmt.Sprintf("%s answered GET /models with HTTP %d", c.BaseURL, c.Status)
+			r.Fix = "check baseURL in " + c.Where + " and the server's log"
+		case c.Err != nil && c.Status == 0 && ctx.Err() != nil:
+			r.Verdict = verdictFail
+			r.Detail = fmt.Sprintf("%s did not answer within %s", c.BaseURL, pingTimeout)
+			r.Fix = "start the server, or check baseURL in " + c.Where + ", the network and any proxy"
+		case c.Err != nil:
+			r.Verdict = verdictFail
+			r.Detail = fmt.Sprintf("%s: %v", c.BaseURL, c.Err)
+			r.Fix = "start the server, or check baseURL and the key in " + c.Where
+		default:
+			r.Detail = fmt.Sprintf("%s answers (key from %s); %s", c.BaseURL, c.Credential, models)
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 func checkSettings(_ context.Context, _ IO, opts agent.Options) []checkResult {

@@ -234,3 +234,57 @@ func TestDoctorSandboxEnabledButUnavailable(t *testing.T) {
 		t.Errorf("exit %d, %q", code, line)
 	}
 }
+
+// Each OpenAI-compatible provider of the settings has its line: ok with
+// its models when its server takes the key, a failure naming the key's
+// source when it refuses it, a failure naming the address when nothing
+// listens there.
+func TestDoctorChecksEachProvider(t *testing.T) {
+	e := newCmdEnv(t)
+	clearNetworkEnv(t)
+	srv := llmtest.Start(t, llmtest.Options{ChatKey: "sk-local-good"})
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-doctor-0123456789")
+	t.Setenv("ANTHROPIC_BASE_URL", srv.URL())
+	t.Setenv("LOCAL_KEY", "sk-local-good")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	path := e.writeUserSettings(t, fmt.Sprintf(`{"providers": {
+  "local": {"type": "openai", "baseURL": %q, "apiKeyEnv": "LOCAL_KEY", "models": {"qwen3-coder": {"contextWindow": 131072}}},
+  "stale": {"type": "openai", "baseURL": %q, "apiKey": "sk-local-old", "models": {"m": {"contextWindow": 8192}}},
+  "gone": {"type": "openai", "baseURL": %q, "models": {"m": {"contextWindow": 8192}}}
+}}`, srv.URL()+"/v1", srv.URL()+"/v1", closed))
+
+	out, errOut, code := e.tack(t, "", "doctor")
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (two providers fail); err %q", code, errOut)
+	}
+	want := map[string]string{
+		"providers.local": "ok    providers.local: " + srv.URL() + "/v1 answers (key from apiKeyEnv (LOCAL_KEY)); models local/qwen3-coder",
+		"providers.stale": "fail  providers.stale: " + srv.URL() + "/v1 refused the key from apiKey: HTTP 401",
+		"providers.gone":  "fail  providers.gone: " + closed + ": ",
+	}
+	for check, w := range want {
+		if line := doctorLine(t, out, check); !strings.HasPrefix(line, w) {
+			t.Errorf("%s:\n%q\nwant it to start with\n%q", check, line, w)
+		}
+	}
+	if line := doctorLine(t, out, "providers.stale"); !strings.Contains(line, "HTTP 401") || !strings.Contains(line, "→ check the key of providers.stale (user "+path+":3:3)") {
+		t.Errorf("stale: %q", line)
+	}
+	if line := doctorLine(t, out, "providers.gone"); !strings.Contains(line, "connection refused") || !strings.Contains(line, "→ start the server") {
+		t.Errorf("gone: %q", line)
+	}
+	var sawGood bool
+	for _, r := range srv.Requests() {
+		if r.Method == http.MethodGet && r.Path == "/v1/models" && r.Header.Get("Authorization") == "Bearer sk-local-good" {
+			sawGood = true
+		}
+	}
+	if !sawGood {
+		t.Errorf("no GET /v1/models with the local key: %+v", srv.Requests())
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/llm/anthropic"
 	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/protocol"
 )
@@ -37,6 +38,8 @@ type Info struct {
 	// model takes none. Thinking says whether they ask for thinking.
 	Effort   string
 	Thinking bool
+	// Provider is where the main thread's requests go.
+	Provider ProviderInfo
 }
 
 // CommandInfo describes a slash command.
@@ -55,6 +58,7 @@ type AgentInfo struct {
 func (s *Session) Info() Info {
 	out := Info{Init: s.initMessage().Init, Agents: []AgentInfo{}, TranscriptPath: s.transcriptPath(), PromptID: s.currentPromptID()}
 	out.Effort, out.Thinking = s.main.reasoning()
+	out.Provider = s.providerOf(out.Init.Model)
 	for _, name := range out.Init.SlashCommands {
 		ci := CommandInfo{Name: name}
 		if s.skills != nil {
@@ -241,3 +245,23 @@ func (s *Session) abandon() {
 		_ = s.sandbox.Close()
 	}
 }
+
+// providerOf describes where requests for model go: a provider of the
+// settings when the model names one, else the cloud platform or the
+// Anthropic API the session connected to.
+func (s *Session) providerOf(model string) ProviderInfo {
+	var p ProviderInfo
+	if name, _, ok := strings.Cut(model, "/"); ok && s.extraInfo[name].ID != "" {
+		p = s.extraInfo[name]
+	} else if s.providerInfo.ID != "" {
+		p = s.providerInfo
+	} else {
+		p = ProviderInfo{ID: "firstParty", Name: "Anthropic API",
+			BaseURL:    firstNonEmpty(anthropic.ConfigFromEnv(s.getenv).BaseURL, "https://api.anthropic.com"),
+			Credential: orNone(s.apiKeySource)}
+	}
+	p.ModelID = nil
+	return p
+}
+
+func orNone(s string) string { return firstNonEmpty(s, "none") }

@@ -1,8 +1,11 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"sort"
 	"strings"
@@ -40,6 +43,7 @@ func (s *Session) connectExtraProviders(ctx context.Context) (extraProviders, er
 	}
 	sort.Strings(names)
 	out := extraProviders{}
+	s.extraInfo = map[string]ProviderInfo{}
 	var models []llm.Model
 	// The same proxies and certificate authorities as the Anthropic API's.
 	client := s.cfg.HTTPClient
@@ -68,6 +72,7 @@ func (s *Session) connectExtraProviders(ctx context.Context) (extraProviders, er
 		for k, v := range pc.Headers {
 			headers[k] = []string{v}
 		}
+		s.extraInfo[name] = ProviderInfo{ID: "openai", Name: "providers." + name, BaseURL: pc.BaseURL, Credential: firstNonEmpty(keySource, "none")}
 		out[name] = openai.New(openai.Config{
 			Name: name, BaseURL: pc.BaseURL, APIKey: key, KeySource: keySource, SettingsKey: where,
 			Headers: headers, Models: caps, HTTPClient: client, UserAgent: "tack/" + version.Version,
@@ -152,4 +157,79 @@ func (e extraProviders) smallModel(s *Session, main string, anthropicReachable b
 // askedMainModel is the main model this launch names, before any resume.
 func (s *Session) askedMainModel() string {
 	return firstNonEmpty(s.cfg.Model, s.getenv("ANTHROPIC_MODEL"), s.settings.Model)
+}
+
+// ExtraProviderCheck is one provider of the settings as tack doctor sees
+// it: its configuration, and how its server answered GET {BaseURL}/models.
+type ExtraProviderCheck struct {
+	Name, Where, BaseURL string
+	// Credential is where the key comes from; "none" when none is sent.
+	Credential string
+	Models     []string
+	// Status is the answer's HTTP status; 0 when there was none (Err says
+	// why: the key could not be had, or the server could not be reached).
+	Status int
+	Err    error
+}
+
+// CheckExtraProviders checks each provider of the settings: its key is
+// resolved as a session resolves it, and its server is asked for its
+// models, with the session's proxies and certificates.
+func CheckExtraProviders(ctx context.Context, cfg Config) ([]ExtraProviderCheck, error) {
+	pl, err := placeOf(cfg)
+	if err != nil {
+		return nil, err
+	}
+	settings, err := readSettings(cfg, pl, optionsEnv(cfg.Env))
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{cfg: cfg, settings: settings, getenv: sessionGetenv(cfg, settings)}
+	client := cmp.Or(cfg.HTTPClient, transport.FromEnv(s.getenv).Client())
+	names := make([]string, 0, len(settings.Providers))
+	for name := range settings.Providers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var out []ExtraProviderCheck
+	for _, name := range names {
+		pc := settings.Providers[name]
+		c := ExtraProviderCheck{Name: name, Where: fmt.Sprintf("providers.%s (%s)", name, pc.Source), BaseURL: pc.BaseURL}
+		for id := range pc.Models {
+			c.Models = append(c.Models, name+"/"+id)
+		}
+		sort.Strings(c.Models)
+		key, src, err := s.providerKey(ctx, pc, c.Where)
+		c.Credential = firstNonEmpty(strings.TrimPrefix(src, c.Where+" "), "none")
+		if err != nil {
+			c.Err = err
+			out = append(out, c)
+			continue
+		}
+		c.Status, c.Err = pingModels(ctx, client, pc, key)
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// pingModels asks a Chat Completions server for its models.
+func pingModels(ctx context.Context, client *http.Client, pc config.Provider, key string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(pc.BaseURL, "/")+"/models", nil)
+	if err != nil {
+		return 0, err
+	}
+	for k, v := range pc.Headers {
+		req.Header.Set(k, v)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	req.Header.Set("User-Agent", "tack/"+version.Version)
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, nil
 }

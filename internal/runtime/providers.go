@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -94,21 +95,22 @@ func platformConfig(ctx context.Context, cfg Config, settings *config.Merged, ge
 	}
 	apiCfg := anthropic.ConfigFromEnv(getenv)
 	apiCfg.APIKey, apiCfg.AuthToken, apiCfg.BaseURL = "", "", ""
-	// The platform's credential requests and the model requests go through
-	// the same proxies and certificate authorities as the Anthropic API's.
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = transport.FromEnv(getenv).Client()
-	}
-	apiCfg.HTTPClient = cfg.HTTPClient
+	// The model requests go through the same proxies and certificate
+	// authorities as the Anthropic API's, and so do the platforms' own
+	// credential requests (see bedrockPlatform for AWS's).
+	network := transport.FromEnv(getenv)
+	apiCfg.HTTPClient = cmp.Or(cfg.HTTPClient, network.Client())
 	apiCfg.UserAgent = "tack/" + version.Version
 	var info ProviderInfo
 	var err error
 	switch id {
 	case llm.PlatformBedrock:
-		apiCfg.Platform, info, err = bedrockPlatform(ctx, cfg, settings, getenv, catalog)
+		apiCfg.Platform, info, err = bedrockPlatform(ctx, cfg, settings, getenv, catalog, network)
 	case llm.PlatformVertex:
+		cfg.HTTPClient = apiCfg.HTTPClient
 		apiCfg.Platform, info, err = vertexPlatform(ctx, cfg, getenv, catalog)
 	default:
+		cfg.HTTPClient = apiCfg.HTTPClient
 		apiCfg.Platform, info, err = foundryPlatform(ctx, cfg, getenv)
 	}
 	if err != nil {
@@ -118,7 +120,7 @@ func platformConfig(ctx context.Context, cfg Config, settings *config.Merged, ge
 	return apiCfg, info, true, nil
 }
 
-func bedrockPlatform(ctx context.Context, cfg Config, settings *config.Merged, getenv func(string) string, catalog *llm.Catalog) (*anthropic.Platform, ProviderInfo, error) {
+func bedrockPlatform(ctx context.Context, cfg Config, settings *config.Merged, getenv func(string) string, catalog *llm.Catalog, network transport.Setup) (*anthropic.Platform, ProviderInfo, error) {
 	bc := bedrock.Config{
 		Region:          firstNonEmpty(getenv("AWS_REGION"), getenv("AWS_DEFAULT_REGION")),
 		BaseURL:         getenv("ANTHROPIC_BEDROCK_BASE_URL"),
@@ -129,6 +131,7 @@ func bedrockPlatform(ctx context.Context, cfg Config, settings *config.Merged, g
 		SecretAccessKey: getenv("AWS_SECRET_ACCESS_KEY"),
 		SessionToken:    getenv("AWS_SESSION_TOKEN"),
 		HTTPClient:      cfg.HTTPClient,
+		Network:         network,
 	}
 	env := append(settings.EnvList(), envList(cfg.Env)...)
 	if cmd := settingString(settings, "awsCredentialExport"); cmd != "" {

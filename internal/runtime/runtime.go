@@ -315,7 +315,8 @@ type Session struct {
 	trust        workspaceTrust
 	provider     llm.Provider
 	apiKeySource string
-	providerInfo ProviderInfo // zero for the Anthropic API
+	providerInfo ProviderInfo            // zero for the Anthropic API
+	extraInfo    map[string]ProviderInfo // the settings' providers, by name
 	catalog      *llm.Catalog
 	small        string
 	ext          *extension.Set

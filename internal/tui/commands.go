@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"os"
@@ -268,9 +269,30 @@ func (m *Model) cmdContext() tea.Cmd {
 
 func (m *Model) cmdStatus() tea.Cmd {
 	info := m.be.Info()
-	m.out(fmt.Sprintf("Session: %s\nModel: %s\nMode: %s\nDirectory: %s\nCredentials: %s\ntack %s",
-		info.SessionID, info.Model, m.mode, m.cfg.cwd, orNone(info.APIKeySource), version.Version))
+	p := info.Provider
+	var b strings.Builder
+	fmt.Fprintf(&b, "Session: %s\nModel: %s\nMode: %s\nDirectory: %s\n", info.SessionID, info.Model, m.mode, m.cfg.cwd)
+	fmt.Fprintf(&b, "Provider: %s\n", orNone(p.Name))
+	if p.BaseURL != "" {
+		fmt.Fprintf(&b, "Endpoint: %s\n", p.BaseURL)
+	}
+	if p.Region != "" {
+		fmt.Fprintf(&b, "Region: %s%s\n", p.Region, from(p.RegionFrom))
+	}
+	if p.Project != "" {
+		fmt.Fprintf(&b, "Project: %s%s\n", p.Project, from(p.ProjectFrom))
+	}
+	fmt.Fprintf(&b, "Credentials: %s\ntack %s", orNone(cmp.Or(p.Credential, info.APIKeySource)), version.Version)
+	m.out(b.String())
 	return nil
+}
+
+// from is " (from WHERE)", or "" when where is unknown.
+func from(where string) string {
+	if where == "" {
+		return ""
+	}
+	return " (from " + where + ")"
 }
 
 func orNone(s string) string {

@@ -124,7 +124,10 @@ type Provider struct {
 	client     sdk.Client
 	keys       KeySource
 	maxRetries int
-	endpoint   endpoint // where requests go, to explain their failures
+	// platform are the platform's options, given to each request last
+	// (after sized), so that they see and may rewrite its final body.
+	platform []option.RequestOption
+	endpoint endpoint // where requests go, to explain their failures
 	// sleep waits between retries; replaced in tests that count delays.
 	sleep func(context.Context, time.Duration) error
 }
@@ -168,9 +171,6 @@ func New(cfg Config) *Provider {
 	if cfg.Logger != nil {
 		opts = append(opts, option.WithMiddleware(logRequests(cfg.Logger)))
 	}
-	if cfg.Platform != nil {
-		opts = append(opts, cfg.Platform.Options...)
-	}
 	retries := retry.Retries(cfg.MaxRetries)
 	ep := endpoint{baseURL: cfg.BaseURL, platform: cfg.Platform}
 	switch {
@@ -183,7 +183,11 @@ func New(cfg Config) *Provider {
 	case cfg.AuthToken != "":
 		ep.auth = "token"
 	}
-	return &Provider{client: sdk.NewClient(opts...), keys: cfg.Keys, maxRetries: retries, endpoint: ep, sleep: sleepCtx}
+	pr := &Provider{client: sdk.NewClient(opts...), keys: cfg.Keys, maxRetries: retries, endpoint: ep, sleep: sleepCtx}
+	if cfg.Platform != nil {
+		pr.platform = cfg.Platform.Options
+	}
+	return pr
 }
 
 // Stream sends req and returns the complete response, retrying transient
@@ -264,6 +268,7 @@ func (e *keyError) Unwrap() error { return e.err }
 func (p *Provider) attempt(ctx context.Context, body *llm.EncodedBody, opts []option.RequestOption, obs llm.Observer) (*llm.Response, error) {
 	var httpResp *http.Response
 	opts = append(opts, option.WithRequestBody("application/json", body.Reader()), option.WithMiddleware(sized(body)))
+	opts = append(opts, p.platform...)
 	err := p.client.Post(ctx, "v1/messages", nil, &httpResp, opts...)
 	stream := ssestream.NewStream[json.RawMessage](ssestream.NewDecoder(httpResp), err)
 	defer stream.Close()

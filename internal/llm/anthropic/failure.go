@@ -236,35 +236,7 @@ func proxyCause(err error) string {
 	return "the proxy refused the tunnel: " + err.Error()
 }
 
-// refusedHandshake is the TLS alert the server ended the handshake with
-// ("tls: certificate required"), or "".
-func refusedHandshake(err error) string {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "remote error" && strings.HasPrefix(op.Err.Error(), "tls: ") {
-		return op.Err.Error()
-	}
-	return ""
-}
-
-// permanent reports whether err is a connection failure that another
-// attempt will not mend: a host name that does not exist, a certificate
-// that is not trusted, a server that does not speak TLS, a platform's
-// credential that cannot be had (an error with NotRetryable).
-func permanent(err error) bool {
-	var dnsErr *net.DNSError
-	var record tls.RecordHeaderError
-	var proxyErr *transport.ProxyError
-	var setupErr *transport.SetupError
-	var nr interface{ NotRetryable() bool }
-	switch {
-	case errors.As(err, &setupErr):
-		return true
-	case errors.As(err, &proxyErr):
-		return false // a proxy may come back
-	}
-	return errors.As(err, &dnsErr) && dnsErr.IsNotFound || untrustedCertificate(err) || errors.As(err, &record) ||
-		refusedHandshake(err) != "" || errors.As(err, &nr) && nr.NotRetryable()
-}
+func refusedHandshake(err error) string { return retry.RefusedHandshake(err) }
 
 func untrustedCertificate(err error) bool { return retry.UntrustedCertificate(err) }
 

@@ -18,10 +18,12 @@ import (
 	sdkbedrock "github.com/anthropics/anthropic-sdk-go/v2/bedrock"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"github.com/tackcode/tack/internal/llm/anthropic"
+	"github.com/tackcode/tack/internal/llm/transport"
 )
 
 // APIVersion is the anthropic_version Bedrock takes in the body.
@@ -55,9 +57,11 @@ type Config struct {
 	// Refresh, when set, is run once when the credential chain finds
 	// nothing (the awsAuthRefresh setting, e.g. `aws sso login`).
 	Refresh func(context.Context) error
-	// HTTPClient carries the requests (and the AWS SDK's own, to STS or
-	// SSO); nil is the default client.
+	// HTTPClient carries the AWS SDK's own requests (to STS, SSO, the
+	// instance metadata); nil is the SDK's client, with Network applied.
 	HTTPClient *http.Client
+	// Network is the session's proxy and certificate setup.
+	Network transport.Setup
 }
 
 // Source says where the credentials came from, for doctor, /status and
@@ -75,7 +79,7 @@ func Platform(ctx context.Context, cfg Config) (*anthropic.Platform, Source, err
 	var src Source
 	awsCfg, err := loadConfig(ctx, cfg)
 	if err != nil {
-		return nil, src, fmt.Errorf("Amazon Bedrock: read the AWS configuration: %w (check AWS_PROFILE and ~/.aws/config)", err)
+		return nil, src, fmt.Errorf("read the AWS configuration for Amazon Bedrock: %w (check AWS_PROFILE and ~/.aws/config)", err)
 	}
 	src.Region, src.RegionFrom = resolveRegion(cfg, awsCfg)
 	awsCfg.Region = src.Region
@@ -125,7 +129,7 @@ func Platform(ctx context.Context, cfg Config) (*anthropic.Platform, Source, err
 	if cfg.BaseURL != "" {
 		u, err := url.Parse(cfg.BaseURL)
 		if err != nil || u.Scheme == "" || u.Host == "" {
-			return nil, src, fmt.Errorf("Amazon Bedrock: ANTHROPIC_BEDROCK_BASE_URL %q is not a URL", cfg.BaseURL)
+			return nil, src, fmt.Errorf("ANTHROPIC_BEDROCK_BASE_URL %q is not a URL (Amazon Bedrock)", cfg.BaseURL)
 		}
 		prefix := strings.TrimRight(u.Path, "/")
 		u.Path, u.RawPath = "", ""
@@ -162,6 +166,14 @@ func loadConfig(ctx context.Context, cfg Config) (aws.Config, error) {
 	}
 	if cfg.HTTPClient != nil {
 		fns = append(fns, config.WithHTTPClient(cfg.HTTPClient))
+	} else {
+		// The SDK's own buildable client, so that it can still add a CA
+		// bundle of the AWS configuration (AWS_CA_BUNDLE, ca_bundle) to
+		// the session's; a certificate file the setup cannot read fails
+		// the model's first request, which names it.
+		fns = append(fns, config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
+			_ = cfg.Network.Apply(tr)
+		})))
 	}
 	if cfg.Region != "" {
 		fns = append(fns, config.WithRegion(cfg.Region))
@@ -203,13 +215,13 @@ func credentialsFor(ctx context.Context, cfg Config, awsCfg *aws.Config) (aws.Cr
 	case awsCfg.Credentials != nil:
 		provider, what = awsCfg.Credentials, "AWS profile "+profileName(cfg)
 	default:
-		return nil, "", errors.New("Amazon Bedrock: no AWS credentials: set AWS_PROFILE, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_BEARER_TOKEN_BEDROCK, or the awsCredentialExport setting")
+		return nil, "", errors.New("no AWS credentials for Amazon Bedrock: set AWS_PROFILE, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_BEARER_TOKEN_BEDROCK, or the awsCredentialExport setting")
 	}
 	provider = named{provider}
 	_, err := provider.Retrieve(ctx)
 	if err != nil && cfg.Refresh != nil && cfg.Export == nil {
 		if rerr := cfg.Refresh(ctx); rerr != nil {
-			return nil, "", fmt.Errorf("Amazon Bedrock: awsAuthRefresh: %w", rerr)
+			return nil, "", fmt.Errorf("awsAuthRefresh for Amazon Bedrock: %w", rerr)
 		}
 		fresh, lerr := loadConfig(ctx, cfg)
 		if lerr == nil && fresh.Credentials != nil {

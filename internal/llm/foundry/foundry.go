@@ -52,13 +52,13 @@ func Platform(ctx context.Context, cfg Config) (*anthropic.Platform, Source, err
 	var src Source
 	switch {
 	case cfg.BaseURL != "" && cfg.Resource != "":
-		return nil, src, errors.New("Microsoft Foundry: set ANTHROPIC_FOUNDRY_RESOURCE or ANTHROPIC_FOUNDRY_BASE_URL, not both")
+		return nil, src, errors.New("set ANTHROPIC_FOUNDRY_RESOURCE or ANTHROPIC_FOUNDRY_BASE_URL for Microsoft Foundry, not both")
 	case cfg.BaseURL != "":
 		src.BaseURL, src.BaseFrom = cfg.BaseURL, "ANTHROPIC_FOUNDRY_BASE_URL"
 	case cfg.Resource != "":
 		src.BaseURL, src.BaseFrom = "https://"+cfg.Resource+".services.ai.azure.com/anthropic/", "ANTHROPIC_FOUNDRY_RESOURCE"
 	default:
-		return nil, src, errors.New("Microsoft Foundry: no endpoint: set ANTHROPIC_FOUNDRY_RESOURCE (the resource name in https://{resource}.services.ai.azure.com) or ANTHROPIC_FOUNDRY_BASE_URL")
+		return nil, src, errors.New("no Microsoft Foundry endpoint: set ANTHROPIC_FOUNDRY_RESOURCE (the resource name in https://{resource}.services.ai.azure.com) or ANTHROPIC_FOUNDRY_BASE_URL")
 	}
 	sc := sdkfoundry.ClientConfig{BaseURL: src.BaseURL}
 	var extra []option.RequestOption
@@ -84,11 +84,11 @@ func Platform(ctx context.Context, cfg Config) (*anthropic.Platform, Source, err
 		}
 		src.Credential = "Entra ID (AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_CLIENT_SECRET)"
 	default:
-		return nil, src, errors.New("Microsoft Foundry: no credentials: set ANTHROPIC_FOUNDRY_API_KEY, or AZURE_TENANT_ID, AZURE_CLIENT_ID and AZURE_CLIENT_SECRET for Entra ID (or CLAUDE_CODE_SKIP_FOUNDRY_AUTH=1 behind a gateway that authenticates)")
+		return nil, src, errors.New("no Microsoft Foundry credentials: set ANTHROPIC_FOUNDRY_API_KEY, or AZURE_TENANT_ID, AZURE_CLIENT_ID and AZURE_CLIENT_SECRET for Entra ID (or CLAUDE_CODE_SKIP_FOUNDRY_AUTH=1 behind a gateway that authenticates)")
 	}
 	client, err := sdkfoundry.NewClient(sc)
 	if err != nil {
-		return nil, src, fmt.Errorf("Microsoft Foundry: %w", err)
+		return nil, src, fmt.Errorf("set up the Microsoft Foundry client: %w", err)
 	}
 	cred := ""
 	if src.Credential != "" {

@@ -55,7 +55,6 @@ type Front struct {
 	srv      *Server
 	url      string
 	hs       *http.Server
-	handler  func(http.ResponseWriter, *http.Request)
 	mu       sync.Mutex
 	tokens   map[string]bool // bearer tokens the token endpoint issued
 	Captured []CapturedRequest

@@ -13,7 +13,10 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/tackcode/tack/internal/llm/transport"
 )
 
 // DefaultMaxRetries is how often a failing request is retried by default.
@@ -93,11 +96,34 @@ func Sleep(ctx context.Context, d time.Duration) error {
 
 // Permanent reports whether err is a connection failure that another
 // attempt will not mend: a host name that does not exist, a certificate
-// that is not trusted, a server that does not speak TLS.
+// that is not trusted, a server that does not speak TLS or refuses the
+// handshake, a certificate file of the setup that cannot be read, a
+// platform's credential that cannot be had (an error with NotRetryable).
+// A proxy that failed may come back.
 func Permanent(err error) bool {
 	var dnsErr *net.DNSError
 	var record tls.RecordHeaderError
-	return errors.As(err, &dnsErr) && dnsErr.IsNotFound || UntrustedCertificate(err) || errors.As(err, &record)
+	var proxyErr *transport.ProxyError
+	var setupErr *transport.SetupError
+	var nr interface{ NotRetryable() bool }
+	switch {
+	case errors.As(err, &setupErr):
+		return true
+	case errors.As(err, &proxyErr):
+		return false
+	}
+	return errors.As(err, &dnsErr) && dnsErr.IsNotFound || UntrustedCertificate(err) || errors.As(err, &record) ||
+		RefusedHandshake(err) != "" || errors.As(err, &nr) && nr.NotRetryable()
+}
+
+// RefusedHandshake is the TLS alert the server ended the handshake with
+// ("tls: certificate required"), or "".
+func RefusedHandshake(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "remote error" && strings.HasPrefix(op.Err.Error(), "tls: ") {
+		return op.Err.Error()
+	}
+	return ""
 }
 
 // UntrustedCertificate reports whether err is a server certificate that

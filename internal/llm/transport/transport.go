@@ -141,6 +141,22 @@ func (s Setup) Client() *http.Client {
 	return &http.Client{Transport: &annotate{base: base, proxy: proxy, setup: s}}
 }
 
+// Apply sets the setup's proxy and TLS configuration on tr: for clients
+// other libraries build themselves (the AWS SDK's, which adds AWS_CA_BUNDLE
+// to the authorities only on a transport of its own making).
+func (s Setup) Apply(tr *http.Transport) error {
+	tlsCfg, err := s.tlsConfig()
+	if err != nil {
+		return &SetupError{Err: err}
+	}
+	if tlsCfg != nil {
+		tr.TLSClientConfig = tlsCfg
+	}
+	proxy := s.proxyFunc()
+	tr.Proxy = func(r *http.Request) (*url.URL, error) { return proxy(r.URL) }
+	return nil
+}
+
 // Check reads the setup's certificate files as the client's first request
 // would, and returns what is wrong with them, naming the variable.
 func (s Setup) Check() error {

@@ -94,7 +94,7 @@ func Platform(ctx context.Context, cfg Config) (*anthropic.Platform, Source, err
 		}
 	}
 	if src.Project == "" {
-		return nil, src, errors.New("Google Vertex AI: no project: set ANTHROPIC_VERTEX_PROJECT_ID to the Google Cloud project that has Claude enabled")
+		return nil, src, errors.New("no Google Vertex AI project: set ANTHROPIC_VERTEX_PROJECT_ID to the Google Cloud project that has Claude enabled")
 	}
 	base := cfg.BaseURL
 	baseVar := "ANTHROPIC_VERTEX_BASE_URL"
@@ -103,7 +103,7 @@ func Platform(ctx context.Context, cfg Config) (*anthropic.Platform, Source, err
 	}
 	baseU, err := url.Parse(strings.TrimRight(base, "/"))
 	if err != nil || baseU.Scheme == "" || baseU.Host == "" {
-		return nil, src, fmt.Errorf("Google Vertex AI: ANTHROPIC_VERTEX_BASE_URL %q is not a URL", cfg.BaseURL)
+		return nil, src, fmt.Errorf("ANTHROPIC_VERTEX_BASE_URL %q is not a URL (Google Vertex AI)", cfg.BaseURL)
 	}
 	mw := &middleware{base: baseU, project: src.Project, region: src.Region, modelRegion: cfg.ModelRegion, tokens: tokens}
 	return &anthropic.Platform{
@@ -133,17 +133,31 @@ func findCredentials(ctx context.Context, file string) (*google.Credentials, str
 	if file != "" {
 		data, err := os.ReadFile(file)
 		if err != nil {
-			return nil, "", fmt.Errorf("Google Vertex AI: read GOOGLE_APPLICATION_CREDENTIALS: %w", err)
+			return nil, "", fmt.Errorf("read GOOGLE_APPLICATION_CREDENTIALS for Google Vertex AI: %w", err)
 		}
-		creds, err := google.CredentialsFromJSONWithParams(ctx, data, google.CredentialsParams{Scopes: []string{Scope}})
+		// The file is the user's own choice, but its type is still checked:
+		// an arbitrary credential configuration can point token exchange anywhere.
+		var head struct {
+			Type google.CredentialsType `json:"type"`
+		}
+		if err := json.Unmarshal(data, &head); err != nil {
+			return nil, "", fmt.Errorf("GOOGLE_APPLICATION_CREDENTIALS %s (Google Vertex AI): %w", file, err)
+		}
+		switch head.Type {
+		case google.ServiceAccount, google.AuthorizedUser, google.ExternalAccount,
+			google.ExternalAccountAuthorizedUser, google.ImpersonatedServiceAccount:
+		default:
+			return nil, "", fmt.Errorf("GOOGLE_APPLICATION_CREDENTIALS %s (Google Vertex AI): credential type %q is not one tack accepts", file, head.Type)
+		}
+		creds, err := google.CredentialsFromJSONWithTypeAndParams(ctx, data, head.Type, google.CredentialsParams{Scopes: []string{Scope}})
 		if err != nil {
-			return nil, "", fmt.Errorf("Google Vertex AI: GOOGLE_APPLICATION_CREDENTIALS %s: %w", file, err)
+			return nil, "", fmt.Errorf("GOOGLE_APPLICATION_CREDENTIALS %s (Google Vertex AI): %w", file, err)
 		}
 		return creds, "GOOGLE_APPLICATION_CREDENTIALS " + file, nil
 	}
 	creds, err := google.FindDefaultCredentials(ctx, Scope)
 	if err != nil {
-		return nil, "", fmt.Errorf("Google Vertex AI: no Google credentials (%w): run gcloud auth application-default login or set GOOGLE_APPLICATION_CREDENTIALS", err)
+		return nil, "", fmt.Errorf("no Google credentials for Vertex AI (%w): run gcloud auth application-default login or set GOOGLE_APPLICATION_CREDENTIALS", err)
 	}
 	return creds, "application default credentials", nil
 }
@@ -208,20 +222,20 @@ func rewriteBody(body []byte) (model string, stream bool, out []byte, err error)
 		Stream bool   `json:"stream"`
 	}
 	if err := json.Unmarshal(body, &head); err != nil {
-		return "", false, nil, fmt.Errorf("Google Vertex AI: request body: %w", err)
+		return "", false, nil, fmt.Errorf("vertex request body: %w", err)
 	}
 	if head.Model == "" {
-		return "", false, nil, errors.New("Google Vertex AI: request has no model")
+		return "", false, nil, errors.New("vertex request has no model")
 	}
 	// tack's bodies start with {"model":"…", — the model goes, the
 	// version takes its place.
 	prefix := []byte(`{"model":`)
 	if !bytes.HasPrefix(body, prefix) {
-		return "", false, nil, errors.New(`Google Vertex AI: request body does not start with "model"`)
+		return "", false, nil, errors.New(`vertex request body does not start with "model"`)
 	}
 	end := stringEnd(body, len(prefix))
 	if end < 0 {
-		return "", false, nil, errors.New("Google Vertex AI: request body: unterminated model")
+		return "", false, nil, errors.New("vertex request body: unterminated model")
 	}
 	rest := body[end:]
 	out = make([]byte, 0, len(body)+16)
