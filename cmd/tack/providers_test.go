@@ -141,6 +141,27 @@ func TestBedrockRegionWithoutModelIsOneClearError(t *testing.T) {
 	}
 }
 
+// A session token Bedrock calls expired is one error that says so and how
+// to renew it, not a retry loop or a bare 403.
+func TestBedrockExpiredTokenSaysHowToRenew(t *testing.T) {
+	e := newEnv(t)
+	front := llmtest.NewBedrock(t, e.srv, llmtest.BedrockAuth{AccessKeyID: "AKIDTEST", SecretAccessKey: "s", Region: "us-west-2", Expired: true})
+	e.extra = append(awsEnv(front), "AWS_REGION=us-west-2", "AWS_ACCESS_KEY_ID=AKIDTEST", "AWS_SECRET_ACCESS_KEY=s", "AWS_SESSION_TOKEN=old")
+	_, errOut := e.run("-p", "say hi")
+	if e.status == 0 {
+		t.Fatal("want a failure")
+	}
+	for _, want := range []string{"Amazon Bedrock says the AWS credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) have expired",
+		"The security token included in the request is expired", "aws sso login", "awsAuthRefresh", "AWS_SESSION_TOKEN"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if n := len(front.Requests()); n != 1 {
+		t.Errorf("%d requests to Bedrock, want 1 (an expired credential is not retried)", n)
+	}
+}
+
 func TestVertexSession(t *testing.T) {
 	e := newEnv(t)
 	v := llmtest.NewVertex(t, e.srv, "my-project", "europe-west1")

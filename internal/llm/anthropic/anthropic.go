@@ -65,6 +65,9 @@ type Platform struct {
 	// Region is where the model runs, and RegionVar the variable to change
 	// it; both "" where the platform has no regions.
 	Region, RegionVar string
+	// Renew says how the user renews an expired credential ("aws sso
+	// login, or the awsAuthRefresh setting"); "" when it does not expire.
+	Renew string
 	// Options are SDK options that rewrite each request for the platform
 	// (URL, body, signature). They run after every other option, closest
 	// to the wire, so that nothing changes a request once it is signed.

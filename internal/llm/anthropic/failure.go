@@ -141,6 +141,10 @@ func (e endpoint) platformStatusCause(apiErr *llm.APIError, model string) (cause
 	if p.Region != "" {
 		where = fmt.Sprintf(" in region %s (%s)", p.Region, p.RegionVar)
 	}
+	if expired(apiErr) && p.Renew != "" {
+		return fmt.Sprintf("%s says %s have expired: %s", p.Name, cmp.Or(p.Credential, "the credentials"), what),
+			"Renew them: " + p.Renew
+	}
 	switch apiErr.Status {
 	case http.StatusUnauthorized:
 		return p.Name + " refused the credentials: " + what, e.credentialHint()
@@ -152,6 +156,16 @@ func (e endpoint) platformStatusCause(apiErr *llm.APIError, model string) (cause
 			fmt.Sprintf("Check the model id (--model, ANTHROPIC_MODEL) and %s", e.baseSetting())
 	}
 	return "", ""
+}
+
+// expired reports whether a refusal says the credential has expired
+// (Bedrock's ExpiredTokenException, an OAuth token past its time).
+func expired(apiErr *llm.APIError) bool {
+	if apiErr.Status != http.StatusUnauthorized && apiErr.Status != http.StatusForbidden {
+		return false
+	}
+	m := strings.ToLower(apiErr.Message + " " + apiErr.Type)
+	return strings.Contains(m, "expired")
 }
 
 // who names the service requests go to.

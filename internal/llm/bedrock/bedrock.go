@@ -154,6 +154,7 @@ func Platform(ctx context.Context, cfg Config) (*anthropic.Platform, Source, err
 		Credential: credentialWords(src.Credential),
 		Region:     src.Region,
 		RegionVar:  "AWS_REGION",
+		Renew:      "log in again (aws sso login, or the awsAuthRefresh setting), or set fresh AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN",
 		Options:    opts,
 	}, src, nil
 }

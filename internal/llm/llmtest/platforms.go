@@ -42,6 +42,10 @@ type BedrockAuth struct {
 	AccessKeyID, SecretAccessKey, Region string
 	BearerToken                          string
 	NoAuth                               bool
+	// Expired makes the fake answer a correctly signed request as Bedrock
+	// answers one signed with an expired session token: 403,
+	// ExpiredTokenException.
+	Expired bool
 }
 
 // BedrockVersion is the anthropic_version Bedrock takes in the body.
@@ -174,6 +178,13 @@ func NewBedrock(t testing.TB, srv *Server, auth BedrockAuth) *Front {
 		}
 		if problem := checkBedrockAuth(r, body, auth); problem != "" {
 			f.reject(w, r, http.StatusForbidden, "%s", problem)
+			return
+		}
+		if auth.Expired {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("X-Amzn-Errortype", "ExpiredTokenException:http://internal.amazon.com/coral/com.amazon.coral.service/")
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = io.WriteString(w, `{"message":"The security token included in the request is expired"}`)
 			return
 		}
 		if m[2] == "invoke" {

@@ -113,6 +113,7 @@ func Platform(ctx context.Context, cfg Config) (*anthropic.Platform, Source, err
 		Credential: credentialWords(src.Credential),
 		Region:     src.Region,
 		RegionVar:  "CLOUD_ML_REGION or VERTEX_REGION_CLAUDE_*",
+		Renew:      "run gcloud auth application-default login, or point GOOGLE_APPLICATION_CREDENTIALS at a valid key",
 		Options:    []option.RequestOption{option.WithMiddleware(mw.handle)},
 	}, src, nil
 }
