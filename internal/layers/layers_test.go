@@ -79,9 +79,10 @@ var exempt = []string{"bench/", "test/"}
 // rules: the scripted fake Messages API with the llm types of what it
 // records and replies, the builders of test binaries and tools, and the
 // logging hooks whose payloads are checked against the hook schemas, and
-// the OAuth servers and browser of MCP sign-in tests.
+// the OAuth servers and browser of MCP sign-in tests, and the proxy and
+// certificate authority of the network tests.
 var testImports = []string{"internal/llm/llmtest", "internal/llm", "internal/testbin", "internal/tool/tooltest", "internal/hook/hooktest",
-	"internal/mcp/oauth/oauthtest"}
+	"internal/mcp/oauth/oauthtest", "internal/llm/transport/transporttest"}
 
 // testFiles are the test files (a file, or every test of a folder: "dir/")
 // that may import more, and why.

@@ -171,6 +171,18 @@ func NewBedrock(t testing.TB, srv *Server, auth BedrockAuth) *Front {
 		if !ok {
 			return
 		}
+		if r.Method == http.MethodGet && r.URL.Path == "/inference-profiles" {
+			// Claude Code lists the account's inference profiles (Bedrock's
+			// control plane, on the same base URL) before choosing its
+			// models; the fake has none of its own to offer.
+			if problem := checkBedrockAuth(r, body, auth); problem != "" {
+				f.reject(w, r, http.StatusForbidden, "%s", problem)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"inferenceProfileSummaries":[]}`)
+			return
+		}
 		m := bedrockPath.FindStringSubmatch(r.URL.Path)
 		if r.Method != http.MethodPost || m == nil {
 			f.reject(w, r, http.StatusNotFound, "no such Bedrock endpoint %s %s (want POST /model/{modelId}/invoke-with-response-stream)", r.Method, r.URL.Path)
@@ -187,10 +199,6 @@ func NewBedrock(t testing.TB, srv *Server, auth BedrockAuth) *Front {
 			_, _ = io.WriteString(w, `{"message":"The security token included in the request is expired"}`)
 			return
 		}
-		if m[2] == "invoke" {
-			f.reject(w, r, http.StatusBadRequest, "non-streaming invoke is not served by the fake (use invoke-with-response-stream)")
-			return
-		}
 		msgBody, betas, err := platformBody(body, BedrockVersion, m[1], true, true)
 		if err != nil {
 			f.reject(w, r, http.StatusBadRequest, "%v", err)
@@ -199,6 +207,10 @@ func NewBedrock(t testing.TB, srv *Server, auth BedrockAuth) *Front {
 		r.Header.Del("Authorization")
 		if len(betas) > 0 {
 			r.Header.Set("Anthropic-Beta", strings.Join(betas, ","))
+		}
+		if m[2] == "invoke" {
+			f.forwardWhole(w, r, msgBody)
+			return
 		}
 		ew := &eventStreamWriter{w: w}
 		f.forward(ew, r, msgBody)
@@ -403,6 +415,10 @@ type Vertex struct {
 	*Front
 	// Project and Region are what the URL must name; Region "" accepts any.
 	Project, Region string
+	// NoAuth accepts requests without credentials, as a gateway that
+	// authenticates for the client would (CLAUDE_CODE_SKIP_VERTEX_AUTH).
+	// Set it before the first request.
+	NoAuth bool
 }
 
 // NewVertex starts a fake Vertex AI in front of srv. It also serves the
@@ -436,12 +452,8 @@ func NewVertex(t testing.TB, srv *Server, project, region string) *Vertex {
 		f.mu.Lock()
 		issued := f.tokens[tok]
 		f.mu.Unlock()
-		if !issued {
+		if !issued && !(v.NoAuth && r.Header.Get("Authorization") == "") {
 			f.reject(w, r, http.StatusUnauthorized, "Authorization is not a bearer token the token endpoint issued: %q", r.Header.Get("Authorization"))
-			return
-		}
-		if m[5] == "rawPredict" {
-			f.reject(w, r, http.StatusBadRequest, "rawPredict (non-streaming) is not served by the fake")
 			return
 		}
 		msgBody, betas, err := platformBody(body, VertexVersion, m[4], true, false)
@@ -453,6 +465,15 @@ func NewVertex(t testing.TB, srv *Server, project, region string) *Vertex {
 			r.Header.Set("Anthropic-Beta", strings.Join(betas, ","))
 		}
 		r.Header.Del("Authorization")
+		if m[5] == "rawPredict" {
+			// The Server streams every turn; the answer is gathered.
+			var mb map[string]json.RawMessage
+			_ = json.Unmarshal(msgBody, &mb)
+			mb["stream"] = json.RawMessage("true")
+			msgBody, _ = json.Marshal(mb)
+			f.forwardWhole(w, r, msgBody)
+			return
+		}
 		f.forward(w, r, msgBody)
 	})
 	return v
