@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/tackcode/tack/internal/protocol"
@@ -62,10 +63,11 @@ func Query(ctx context.Context, prompt string, opts Options) iter.Seq2[Message, 
 		out := newOutbox(opts.MaxToolResultSize)
 		go func() {
 			defer out.close()
-			for _, p := range prompts {
+			for i, p := range prompts {
 				if ctx.Err() != nil {
 					return
 				}
+				out.last.Store(i == len(prompts)-1)
 				runPrompt(ctx, s, Prompt{Text: p}, out, false)
 			}
 		}()
@@ -119,6 +121,9 @@ type outbox struct {
 	// maxToolResult bounds the tool results the caller sees (characters;
 	// 0: no bound). The model and the transcript get them whole.
 	maxToolResult int
+	// last marks the results of the prompt being run as the last's
+	// (ResultMessage.Last).
+	last atomic.Bool
 }
 
 type item struct {
@@ -136,6 +141,9 @@ func (o *outbox) emit(rm protocol.Message) {
 	m := publicMessage(rm)
 	if o.maxToolResult > 0 {
 		m = clipToolResults(m, o.maxToolResult)
+	}
+	if r, ok := m.(*ResultMessage); ok && o.last.Load() {
+		r.last = true
 	}
 	select {
 	case o.ch <- item{m: m}:

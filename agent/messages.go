@@ -243,7 +243,15 @@ type ResultMessage struct {
 	// Options.Continue) offers it again to the hooks and the permission
 	// check, which run or deny it before the conversation goes on.
 	DeferredToolUse *DeferredToolUse `json:"deferred_tool_use,omitempty"`
+
+	last bool
 }
+
+// Last reports whether r ends the last prompt Query runs (after a
+// SessionStart hook's first user message, the caller's prompt): no other
+// message follows, only the end of the session — its records, its
+// SessionEnd hooks — so a caller may give the answer at once.
+func (r *ResultMessage) Last() bool { return r.last }
 
 // DeferredToolUse is a tool call left for the host to decide: the
 // tool_use block's id, the tool's name and its input.

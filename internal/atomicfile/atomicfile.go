@@ -44,6 +44,13 @@ type Options struct {
 	// Exclusive creates the file: the write fails, with an error matching
 	// fs.ErrExist, when path exists.
 	Exclusive bool
+	// NoSync skips the syncs (of the data, and of the folder once the
+	// name is given): the file is still replaced whole or not at all for
+	// every reader and after any crash of the process, but a power cut
+	// or a kernel crash soon after may leave the previous content (or,
+	// for a new file, none). For files that are derived and written
+	// again at every turn, where a sync would cost more than it saves.
+	NoSync bool
 	// BeforeCommit, when set, runs once the data is complete on disk and
 	// before it takes path; its error abandons the write. Tests use it to
 	// fail, or stop, at the last step.
@@ -112,8 +119,10 @@ func fill(f *os.File, data []byte, o Options) error {
 			return err
 		}
 	}
-	if err := f.Sync(); err != nil {
-		return err
+	if !o.NoSync {
+		if err := f.Sync(); err != nil {
+			return err
+		}
 	}
 	if o.BeforeCommit != nil {
 		return o.BeforeCommit()
@@ -132,7 +141,7 @@ func commitUnnamed(f *os.File, path string, data []byte, o Options) error {
 		if err := linkUnnamed(f, path); err != nil {
 			return err
 		}
-		syncDir(dir)
+		syncDir(dir, o)
 		return nil
 	}
 	for range 100 {
@@ -149,7 +158,7 @@ func commitUnnamed(f *os.File, path string, data []byte, o Options) error {
 			os.Remove(tmp)
 			return err
 		}
-		syncDir(dir)
+		syncDir(dir, o)
 		return nil
 	}
 	return errors.New("cannot find an unused temporary file name")
@@ -184,7 +193,7 @@ func writeNamed(path string, data []byte, o Options) (err error) {
 	if err != nil {
 		return err
 	}
-	syncDir(dir)
+	syncDir(dir, o)
 	return nil
 }
 
@@ -243,7 +252,10 @@ func sweep(dir, base string) {
 // syncDir asks for the new name to be on disk too. It is a best effort:
 // some systems cannot open or sync a folder, and the file is in place
 // already.
-func syncDir(dir string) {
+func syncDir(dir string, o Options) {
+	if o.NoSync {
+		return
+	}
 	d, err := os.Open(dir)
 	if err != nil {
 		return

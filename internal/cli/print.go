@@ -146,8 +146,11 @@ type renderer struct {
 	mu      sync.Mutex // w, written by message and by mirror
 	w       *bufio.Writer
 	all     []agent.Message
-	// last is the latest result, which json and text print at the end.
-	last *agent.ResultMessage
+	// last is the latest result, which json and text print at the end, or
+	// as soon as it is the last prompt's (printed): the session's records
+	// and SessionEnd hooks do not hold the answer back.
+	last    *agent.ResultMessage
+	printed bool
 }
 
 func newRenderer(format string, verbose bool, w io.Writer) *renderer {
@@ -179,10 +182,16 @@ func (r *renderer) message(m agent.Message) error {
 		}
 		if res, ok := m.(*agent.ResultMessage); ok {
 			r.last = res
+			if res.Last() {
+				return r.close()
+			}
 		}
 	case "text":
 		if res, ok := m.(*agent.ResultMessage); ok {
 			r.last = res
+			if res.Last() {
+				return r.close()
+			}
 		}
 	}
 	return nil
@@ -193,6 +202,10 @@ func (r *renderer) message(m agent.Message) error {
 // SessionStart hook's first user message runs before the prompt, with a
 // result of its own: the run's answer is the last one).
 func (r *renderer) close() error {
+	if r.printed {
+		return nil
+	}
+	r.printed = true
 	switch {
 	case r.format == "json" && r.verbose:
 		data, err := jsonx.Marshal(r.all)

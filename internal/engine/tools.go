@@ -463,11 +463,9 @@ func (r *run) appendResults(calls []*call) {
 		r.record(msg)
 		r.emit(msg)
 	}
-	if rec := s.cfg.Recorder; rec != nil && r.recordErr == nil {
-		if err := rec.Sync(); err != nil {
-			r.recordErr = err
-		}
-	}
+	// No sync here: each record is in the file once written, so a killed
+	// process loses none of them; the end of the prompt syncs once for a
+	// power cut.
 }
 
 // replaceResults puts results in the place of the results the last user

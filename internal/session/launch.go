@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/tackcode/tack/internal/protocol"
@@ -61,7 +63,7 @@ func launchPath(projectDir, id string) string {
 	return filepath.Join(projectDir, id, "launch.json")
 }
 
-// SaveLaunch validates l and writes it atomically. It sets SchemaVersion,
+// SaveLaunch writes l atomically (synced the first time: see writeAtomic). It sets SchemaVersion,
 // SessionID from id, UpdatedAt (and CreatedAt when zero).
 func SaveLaunch(projectDir, id string, l Launch) error {
 	if !IsSessionID(id) {
@@ -83,10 +85,14 @@ func SaveLaunch(projectDir, id string, l Launch) error {
 		return fmt.Errorf("encode launch record: %w", err)
 	}
 	path := launchPath(projectDir, id)
-	if err := validate(launchSchema, path, data); err != nil {
-		return err
+	for name, list := range map[string][]string{"mcp_config": l.MCPConfig, "add_dirs": l.AddDirs, "plugin_dirs": l.PluginDirs,
+		"setting_sources": l.SettingSources, "tools": l.Tools, "allowed_tools": l.AllowedTools, "disallowed_tools": l.DisallowedTools, "hooks_once": l.HooksOnce} {
+		if slices.Contains(list, "") {
+			return fmt.Errorf("%s: %s has an empty entry", path, name)
+		}
 	}
-	return writeAtomic(path, append(data, '\n'))
+	_, statErr := os.Lstat(path)
+	return writeAtomic(path, append(data, '\n'), errors.Is(statErr, fs.ErrNotExist))
 }
 
 // LoadLaunch reads and validates the launch record of session id. A session

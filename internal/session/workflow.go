@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -173,7 +175,8 @@ func prefixPath(projectDir, id string) string { return filepath.Join(projectDir,
 
 // SaveWorkflow fills in what w leaves empty (the name with id, the settings
 // and MCP files with the project's, the resume arguments with ["--resume",
-// name]), validates it against the seed's schema and writes it atomically.
+// name]) and writes it atomically. Tests hold what it writes to the seed's
+// schema; a record is validated when it is read.
 func SaveWorkflow(projectDir, id string, w Workflow) error {
 	if !IsSessionID(id) {
 		return fmt.Errorf("save workflow record: %q is not a session id", id)
@@ -195,10 +198,10 @@ func SaveWorkflow(projectDir, id string, w Workflow) error {
 		return fmt.Errorf("encode workflow record: %w", err)
 	}
 	path := workflowPath(projectDir, id)
-	if err := validate(workflowSchema, path, data); err != nil {
+	if err := w.check(path); err != nil {
 		return err
 	}
-	return writeAtomic(path, append(data, '\n'))
+	return writeAtomic(path, append(data, '\n'), false)
 }
 
 // ResumeArgs are the arguments that resume the session named name (a
@@ -259,7 +262,7 @@ func UpdateWorkflow(projectDir, id string, fn func(*Workflow)) error {
 	return SaveWorkflow(projectDir, id, *w)
 }
 
-// SavePrefix validates p and writes it atomically, compact so that the raw
+// SavePrefix writes p atomically, compact so that the raw
 // arrays keep their bytes.
 func SavePrefix(projectDir, id string, p Prefix) error {
 	if !IsSessionID(id) {
@@ -290,10 +293,7 @@ func SavePrefix(projectDir, id string, p Prefix) error {
 	data = append(append(data, p.System...), `,"tools":`...)
 	data = append(append(data, p.Tools...), '}')
 	path := prefixPath(projectDir, id)
-	if err := validate(prefixSchema, path, data); err != nil {
-		return err
-	}
-	return writeAtomic(path, append(data, '\n'))
+	return writeAtomic(path, append(data, '\n'), false)
 }
 
 // LoadPrefix reads and validates the prefix of session id.
@@ -321,12 +321,19 @@ func LoadPrefix(projectDir, id string) (*Prefix, error) {
 
 // writeAtomic replaces path by data, whole (see atomicfile), creating its
 // folder; the file is private to the user, as transcripts are.
-func writeAtomic(path string, data []byte) error {
+//
+// The records are written again after every prompt from the session's
+// state, so they are not synced (see atomicfile.Options.NoSync): a crash
+// of tack leaves the old record or the new one, and only a power cut may
+// lose the latest — the transcript, synced at the end of each prompt, is
+// what must survive. durable syncs the write anyway: the first launch
+// record, which alone holds the options a resume restores.
+func writeAtomic(path string, data []byte, durable bool) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	return atomicfile.Write(path, data, 0o600)
+	return atomicfile.WriteFile(path, data, atomicfile.Options{Mode: 0o600, NoSync: !durable})
 }
 
 // Schema validation. github.com/google/jsonschema-go is used rather than
@@ -382,6 +389,25 @@ func validate(s schemaFile, path string, data []byte) error {
 	}
 	if err := res.Validate(doc); err != nil {
 		return fmt.Errorf("%s: does not match %s: %w", path, s.name, err)
+	}
+	return nil
+}
+
+// recordModes are the permission modes a workflow record may hold (the
+// enum of workflow.schema.json; a test holds the two equal).
+var recordModes = []string{"default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"}
+
+// check refuses a record the schema would: saves check what a caller can
+// get wrong without compiling the schema in every process (tests validate
+// what Save writes against the schema itself).
+func (w Workflow) check(path string) error {
+	for _, f := range [][2]string{{"name", w.Name}, {"cwd", w.Cwd}, {"settings", w.Settings}, {"mcp_config", w.MCPConfig}} {
+		if f[1] == "" {
+			return fmt.Errorf("%s: %s is empty", path, f[0])
+		}
+	}
+	if !slices.Contains(recordModes, w.PermissionMode) {
+		return fmt.Errorf("%s: permission_mode %q is not one of %s", path, w.PermissionMode, strings.Join(recordModes, ", "))
 	}
 	return nil
 }

@@ -352,3 +352,25 @@ func TestWorkflowFilesMatchBothValidators(t *testing.T) {
 		t.Errorf("seed example: %+v %v", w, err)
 	}
 }
+
+// The modes a save accepts are the schema's: the check saves make without
+// compiling the schema says what the schema says.
+func TestRecordModesAreTheSchemaEnum(t *testing.T) {
+	data, err := Schemas.ReadFile("schema/workflow.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Properties struct {
+			PermissionMode struct {
+				Enum []string `json:"enum"`
+			} `json:"permission_mode"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Properties.PermissionMode.Enum; !slices.Equal(got, recordModes) {
+		t.Errorf("schema enum %q, recordModes %q", got, recordModes)
+	}
+}

@@ -44,6 +44,9 @@ type Writer struct {
 	// prompt is the last prompt recorded; written as a last-prompt record
 	// at the next Sync when it differs from written.
 	prompt, written string
+	// unsynced says lines were written since the last sync: a Close right
+	// after a Sync (the end of a prompt, then of the session) syncs once.
+	unsynced bool
 	// mirror receives the lines of each successful write (SetMirror).
 	mirror func(path string, lines [][]byte)
 }
@@ -305,6 +308,7 @@ func (w *Writer) write(lines []byte) error {
 	if err := w.open(); err != nil {
 		return err
 	}
+	w.unsynced = true
 	if _, err := w.f.Write(lines); err != nil {
 		return fmt.Errorf("write %s: %w", w.path, err)
 	}
@@ -429,9 +433,19 @@ func (w *Writer) Sync() error {
 	if err := w.flushPrompt(); err != nil {
 		return err
 	}
+	return w.sync()
+}
+
+// sync flushes the file to disk if lines were written since the last
+// sync. Callers hold mu.
+func (w *Writer) sync() error {
+	if !w.unsynced {
+		return nil
+	}
 	if err := w.f.Sync(); err != nil {
 		return fmt.Errorf("sync %s: %w", w.path, err)
 	}
+	w.unsynced = false
 	return nil
 }
 
@@ -443,7 +457,7 @@ func (w *Writer) Close() error {
 		return nil
 	}
 	err := w.flushPrompt()
-	if serr := w.f.Sync(); err == nil {
+	if serr := w.sync(); err == nil {
 		err = serr
 	}
 	if cerr := w.f.Close(); err == nil {

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tackcode/tack/internal/llm/llmtest"
+)
+
+// What a `-p` run does between the last event and the exit, as the kernel
+// sees it (strace): the answer is printed before the session's records are
+// written, and the run syncs three times — the transcript once at the end
+// of the prompt, and the first launch record (its data and its folder),
+// which holds what a resume restores. The workflow and prefix records,
+// written again after every prompt, are not synced.
+func TestPrintRunSyncsOnlyWhatMustLast(t *testing.T) {
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("strace is not installed (scripts/test installs it)")
+		}
+		t.Skip("strace is not installed")
+	}
+	e := newEnv(t, llmtest.Reply(llmtest.Text("hi")))
+	trace := filepath.Join(t.TempDir(), "trace")
+	cmd := exec.Command(strace, "-f", "-qq", "-e", "trace=fsync,fdatasync,sync_file_range,syncfs,write,rename,renameat,renameat2,linkat", "-o", trace, tackBin, "-p", "say hi")
+	cmd.Dir = e.dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + e.home, "CLAUDE_CONFIG_DIR=" + filepath.Join(e.home, ".claude"),
+		"ANTHROPIC_API_KEY=test-key", "ANTHROPIC_BASE_URL=" + e.srv.URL()}
+	out, err := cmd.Output()
+	if err != nil || strings.TrimSpace(string(out)) != "hi" {
+		t.Fatalf("%v: %q", err, out)
+	}
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	answer, firstRecord, syncs := -1, -1, 0
+	syncCall := regexp.MustCompile(`^\d+\s+(fsync|fdatasync|sync_file_range|syncfs)\(`)
+	for i, l := range lines {
+		switch {
+		case syncCall.MatchString(l):
+			syncs++
+		case strings.Contains(l, `write(1, "hi\n"`):
+			answer = i
+		case firstRecord < 0 && (strings.Contains(l, "workflow.json") || strings.Contains(l, "launch.json")):
+			firstRecord = i
+		}
+	}
+	if answer < 0 || firstRecord < 0 {
+		t.Fatalf("answer at %d, first record at %d in the trace:\n%s", answer, firstRecord, data)
+	}
+	if answer > firstRecord {
+		t.Errorf("the answer was printed after the session's records were written:\n%s", data)
+	}
+	if syncs != 3 {
+		t.Errorf("%d syncs, want 3 (transcript, launch record and its folder):\n%s", syncs, data)
+	}
+}
