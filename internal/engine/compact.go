@@ -84,10 +84,18 @@ func (r *run) needsCompaction() bool {
 	if r.lastUsage != nil {
 		return compact.ShouldCompact(*r.lastUsage, window, threshold)
 	}
-	// No response yet in this run (a resumed session, say): estimate.
 	s.mu.Lock()
 	msgs := s.messages
+	last, at := s.lastUsage, s.usageAt
 	s.mu.Unlock()
+	if last != nil && at <= len(msgs) {
+		// No response yet in this run, but an earlier run's last one
+		// measured the history up to it: only what came after is
+		// estimated, so a prompt's check does not grow with the session.
+		used := compact.UsedTokens(*last) + int64(compact.EstimateTokens(msgs[at:]))
+		return float64(used) >= threshold*float64(window)
+	}
+	// No response yet in this session (a resumed one, say): estimate.
 	return float64(compact.EstimateTokens(msgs)) >= threshold*float64(window)
 }
 

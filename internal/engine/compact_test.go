@@ -130,3 +130,32 @@ func TestManualCompact(t *testing.T) {
 		t.Errorf("history after compact: %+v", msgs)
 	}
 }
+
+// A new prompt judges the history by the previous prompt's last response
+// (what the API counted), not by re-estimating every message: a session
+// whose last answer filled the window compacts before its next prompt's
+// request, although its few messages estimate small.
+func TestNextPromptCompactsByTheLastResponsesUsage(t *testing.T) {
+	var fired []string
+	h := newHarness(t, nil, []llmtest.Turn{
+		{Content: []llm.Block{llmtest.Text("first answer")}, Usage: &llm.Usage{InputTokens: 190_000, OutputTokens: 10}},
+		llmtest.Reply(llmtest.Text("<summary>We talked.</summary>")), // the summary request
+		llmtest.Reply(llmtest.Text("second answer")),
+	}, compactHooks(t, &fired))
+	if res := h.run(context.Background(), "first"); res.IsError || res.Text() != "first answer" {
+		t.Fatalf("first prompt: %+v", res)
+	}
+	if len(fired) != 0 {
+		t.Fatalf("compacted during the first prompt: %v", fired)
+	}
+	if res := h.run(context.Background(), "second"); res.IsError || res.Text() != "second answer" {
+		t.Fatalf("second prompt: %+v", res)
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) != 3 || !strings.Contains(reqs[1].LastUserText(), "summary") {
+		t.Fatalf("want the first request, a summary, then the second prompt's; got %d requests", len(reqs))
+	}
+	if !strings.Contains(llm.TextOf(reqs[2].Messages[0].Content), "We talked.") {
+		t.Errorf("the second prompt's request does not start from the summary")
+	}
+}

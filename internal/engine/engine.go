@@ -135,7 +135,10 @@ type Session struct {
 	undelivered   []llm.Block    // injected content whose run ended first
 	sentTools     []llm.ToolSpec // the tools array of the latest request
 	lastUsage     *llm.Usage     // the usage of the latest response
-	loops         *loopDetector
+	// usageAt is how many messages lastUsage measured: the history up to
+	// and including the latest response.
+	usageAt int
+	loops   *loopDetector
 	// waiting are the tool_use blocks of the last response that a
 	// PreToolUse hook's defer left without a result, the deferred call
 	// first: the next run decides them before anything else.
@@ -264,6 +267,7 @@ func (s *Session) Restore(msgs []llm.Message) {
 	s.messages = append([]llm.Message(nil), msgs...)
 	s.prevLast = -1
 	s.waiting = nil
+	s.lastUsage = nil
 }
 
 // Emit receives the session's messages as they happen, on the goroutine that
@@ -583,6 +587,7 @@ func (r *run) appendAssistant(resp *llm.Response) []*call {
 	}
 	s.mu.Lock()
 	s.messages = append(s.messages, resp.Message())
+	s.usageAt = len(s.messages)
 	s.mu.Unlock()
 
 	stop := resp.StopReason

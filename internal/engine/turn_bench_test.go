@@ -72,11 +72,14 @@ func BenchmarkTurn(b *testing.B) {
 
 // restoreKeepingCache puts the conversation back to msgs without the
 // bookkeeping Restore resets, so the next request finds its prefix cached
-// as the next request of a running session does.
+// as the next request of a running session does, and the latest usage
+// measured msgs, as a running session's last response measured its
+// history.
 func (s *Session) restoreKeepingCache(msgs []llm.Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.messages = msgs
+	s.usageAt = len(msgs)
 }
 
 // history is a conversation of n tool round trips, each like the one the
