@@ -121,6 +121,11 @@ type Session struct {
 	// last block keeps a cache breakpoint so the next request reads the
 	// whole previous one from cache.
 	prevLast int
+	// sent is the messages array of the latest request: messages, with a
+	// marked copy at each breakpoint (marks). The next request extends it
+	// rather than copying the whole history (see buildRequest).
+	sent  []llm.Message
+	marks []int
 	// encoded keeps the JSON of the messages the latest request sent, so
 	// the next one encodes only what is new.
 	encoded  llm.EncodeCache

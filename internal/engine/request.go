@@ -46,8 +46,7 @@ func (s *Session) buildRequest() *llm.Request {
 			break
 		}
 	}
-	msgs := make([]llm.Message, len(s.messages))
-	copy(msgs, s.messages)
+	msgs := s.sentMessages()
 	req.System = append([]llm.Block(nil), s.cfg.System...)
 	if !s.cfg.DisableCache {
 		cc := &llm.CacheControl{Type: "ephemeral", TTL: s.cfg.CacheTTL}
@@ -57,14 +56,56 @@ func (s *Session) buildRequest() *llm.Request {
 		last := len(msgs) - 1
 		if p := s.prevLast; p >= 0 && p < last {
 			markLast(&msgs[p], cc)
+			s.marks = append(s.marks, p)
 		}
 		if last >= 0 {
 			markLast(&msgs[last], cc)
+			s.marks = append(s.marks, last)
 		}
 		s.prevLast = last
 	}
 	req.Messages = msgs
 	return req
+}
+
+// sentMessages is the messages array of the next request, unmarked: the
+// previous request's, with its breakpoints' copies put back to the
+// history's messages and the new messages appended. A session's history
+// only grows between requests, so that costs the new messages, where a
+// copy would cost the whole history (and its garbage) at every request;
+// when the history changed otherwise (compaction, a restore, a result
+// put in place), the array is built anew. The previous request is over
+// by then: nothing reads its array again. The result is capped, so that
+// the next request's appends never write into an array a request holds.
+// The caller holds s.mu.
+func (s *Session) sentMessages() []llm.Message {
+	n := len(s.messages)
+	for _, p := range s.marks {
+		if p < len(s.sent) && p < n {
+			s.sent[p] = s.messages[p]
+		}
+	}
+	s.marks = s.marks[:0]
+	if len(s.sent) == 0 || len(s.sent) > n || !sameMessages(s.sent, s.messages) {
+		// Room for the turns to come: appends then copy nothing.
+		s.sent = make([]llm.Message, n, n+n/4+8)
+		copy(s.sent, s.messages)
+	} else {
+		s.sent = append(s.sent, s.messages[len(s.sent):]...)
+	}
+	return s.sent[:n:n]
+}
+
+// sameMessages reports whether sent is a prefix of msgs, message by
+// message: the same role and the same content slice.
+func sameMessages(sent, msgs []llm.Message) bool {
+	for i := range sent {
+		a, b := &sent[i], &msgs[i]
+		if a.Role != b.Role || len(a.Content) != len(b.Content) || (len(a.Content) > 0 && &a.Content[0] != &b.Content[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 // ToolSearchBeta is the anthropic-beta value of deferred tool loading.

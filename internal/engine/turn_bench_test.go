@@ -72,14 +72,23 @@ func BenchmarkTurn(b *testing.B) {
 
 // restoreKeepingCache puts the conversation back to msgs without the
 // bookkeeping Restore resets, so the next request finds its prefix cached
-// as the next request of a running session does, and the latest usage
+// as the next request of a running session does, the latest usage
 // measured msgs, as a running session's last response measured its
-// history.
+// history, and the request array holds msgs, as a running session's
+// holds its history.
 func (s *Session) restoreKeepingCache(msgs []llm.Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.messages = msgs
 	s.usageAt = len(msgs)
+	// The marks go back first: the array then holds the history again.
+	for _, p := range s.marks {
+		if p < len(s.sent) && p < len(msgs) {
+			s.sent[p] = msgs[p]
+		}
+	}
+	s.marks = s.marks[:0]
+	s.sent = s.sent[:min(len(s.sent), len(msgs))]
 }
 
 // history is a conversation of n tool round trips, each like the one the
