@@ -35,6 +35,52 @@ type EncodeCache struct {
 	keys []messageKey // the latest request's messages, in order
 	enc  [][]byte     // their bytes, in the buffers that hold them
 	runs int          // how many runs of reused bytes the latest body had
+	// specs and tools are the latest request's tools array and its bytes:
+	// a session offers the same tools request after request, and the
+	// array (the tools' descriptions and schemas) is as large as a long
+	// turn.
+	specs []ToolSpec
+	tools []byte
+}
+
+// encodeTools writes the tools array, reusing the previous request's bytes
+// when it offered the same tools. c may be nil. The caller holds c.mu.
+func (c *EncodeCache) encodeTools(w *bodyWriter, tools []ToolSpec) {
+	if c != nil && c.tools != nil && sameSpecs(c.specs, tools) {
+		w.reuse(c.tools)
+		return
+	}
+	start := w.buf.Len()
+	w.buf.WriteByte('[')
+	for i, t := range tools {
+		if i > 0 {
+			w.buf.WriteByte(',')
+		}
+		t.encode(&w.buf)
+	}
+	w.buf.WriteByte(']')
+	if c != nil {
+		c.specs, c.tools = append(c.specs[:0], tools...), nil
+		w.toolsAt = [2]int{start, w.buf.Len()}
+	}
+}
+
+// sameSpecs reports whether two tools arrays encode alike. Their strings
+// and schemas are the same memory from request to request, which the
+// comparisons find first.
+func sameSpecs(a, b []ToolSpec) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Name != y.Name || x.Description != y.Description || x.DeferLoading != y.DeferLoading ||
+			!bytes.Equal(x.InputSchema, y.InputSchema) || !bytes.Equal(x.Raw, y.Raw) ||
+			(x.CacheControl == nil) != (y.CacheControl == nil) || (x.CacheControl != nil && *x.CacheControl != *y.CacheControl) {
+			return false
+		}
+	}
+	return true
 }
 
 // maxRuns bounds the runs of reused bytes in a body: a copy of the whole
@@ -108,6 +154,9 @@ func (c *EncodeCache) done(w *bodyWriter, final []byte) {
 	for _, f := range w.fresh {
 		c.enc[f.msg] = final[f.start:f.end]
 	}
+	if w.toolsAt[1] > 0 {
+		c.tools = final[w.toolsAt[0]:w.toolsAt[1]:w.toolsAt[1]]
+	}
 	c.runs = w.reused
 }
 
@@ -130,6 +179,8 @@ type bodyWriter struct {
 	open   int // where the run of buf not yet in segs starts
 	reused int // runs of reused bytes
 	fresh  []freshSpan
+	// toolsAt is where the tools array lies in buf, when encoded here.
+	toolsAt [2]int
 }
 
 // segment is reused bytes (ext), or buf[start:end] when ext is nil.

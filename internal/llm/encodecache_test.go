@@ -251,3 +251,49 @@ func BenchmarkBody(b *testing.B) {
 		}
 	}
 }
+
+// The tools array a session offers again goes from the previous body's
+// bytes; a tools array that changed in any way is encoded afresh.
+func TestEncodeCacheReusesTheToolsArray(t *testing.T) {
+	r := conversation(2)
+	schema := []byte(`{"type": "object", "properties": {"file_path": {"type": "string"}}}`)
+	r.Tools = []ToolSpec{{Name: "Read", Description: strings.Repeat("Reads a file. ", 50), InputSchema: schema}, {Name: "Bash", Description: "Runs a command."}}
+	r.Cache = &EncodeCache{}
+	first := encode(t, r)
+	prev := first.Segments()[0]
+	toolsOf := func(b []byte) []byte {
+		i := bytes.Index(b, []byte(`,"tools":`))
+		j := bytes.Index(b, []byte(`,"stream":`))
+		return b[i+len(`,"tools":`) : j]
+	}
+	next := func(tools []ToolSpec) *EncodedBody {
+		r.Messages = append(r.Messages[:len(r.Messages):len(r.Messages)], Message{Role: RoleUser, Content: []Block{Text("more")}})
+		r.Tools = tools
+		b := encode(t, r)
+		if !bytes.Equal(b.Bytes(), fresh(t, r)) {
+			t.Fatalf("the body differs from a fresh one")
+		}
+		return b
+	}
+	// The registry builds a new slice per request, of the same strings.
+	second := next(append([]ToolSpec(nil), r.Tools...))
+	var reused bool
+	for _, seg := range second.Segments() {
+		if inside(seg, prev) && bytes.Contains(seg, toolsOf(prev)) {
+			reused = true
+		}
+	}
+	if !reused {
+		t.Errorf("the same tools were encoded again")
+	}
+	changed := append([]ToolSpec(nil), r.Tools...)
+	changed[1].DeferLoading = true
+	third := next(changed)
+	if !bytes.Contains(toolsOf(third.Bytes()), []byte(`"defer_loading":true`)) {
+		t.Errorf("a deferred tool kept the old bytes")
+	}
+	changed = append([]ToolSpec(nil), changed[:1]...)
+	if got := toolsOf(next(changed).Bytes()); bytes.Contains(got, []byte(`"Bash"`)) {
+		t.Errorf("a tool removed is still sent: %s", got)
+	}
+}

@@ -103,14 +103,8 @@ func (r *Request) Encode() (*EncodedBody, error) {
 	}
 	buf.WriteByte(']')
 	if len(r.Tools) > 0 {
-		buf.WriteString(`,"tools":[`)
-		for i, t := range r.Tools {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			t.encode(buf)
-		}
-		buf.WriteByte(']')
+		buf.WriteString(`,"tools":`)
+		r.Cache.encodeTools(w, r.Tools)
 	}
 	if len(r.ToolChoice) > 0 {
 		buf.WriteString(`,"tool_choice":`)
