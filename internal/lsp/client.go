@@ -22,7 +22,8 @@ type client struct {
 	done chan struct{} // closed when the process has exited
 
 	mu      sync.Mutex
-	opened  map[string]int // uri -> version
+	opened  map[string]int    // uri -> version
+	sent    map[string]string // uri -> text the server has
 	diags   map[string][]Diagnostic
 	diagGen map[string]int // bumped on every publishDiagnostics for a uri
 	notify  chan struct{}  // closed and replaced on each publishDiagnostics
@@ -82,7 +83,7 @@ func startClient(ctx context.Context, cfg ServerConfig, root string) (*client, e
 	for k, v := range cfg.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	c := &client{cfg: cfg, cmd: cmd, done: make(chan struct{}), opened: map[string]int{},
+	c := &client{cfg: cfg, cmd: cmd, done: make(chan struct{}), opened: map[string]int{}, sent: map[string]string{},
 		diags: map[string][]Diagnostic{}, diagGen: map[string]int{}, notify: make(chan struct{}), stderr: &tailBuffer{}}
 	cmd.Stderr = c.stderr
 	in, err := cmd.StdinPipe()
@@ -247,6 +248,7 @@ func (c *client) sync(ctx context.Context, path, languageID string) (int, error)
 	v, open := c.opened[uri]
 	gen := c.diagGen[uri]
 	c.opened[uri] = v + 1
+	c.sent[uri] = string(data)
 	c.mu.Unlock()
 	if !open {
 		err = c.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
@@ -280,6 +282,25 @@ func (c *client) waitDiagnostics(ctx context.Context, uri string, gen int) []Dia
 			return d
 		}
 	}
+}
+
+// openChanged lists the open files whose content on disk is not what the
+// server was sent.
+func (c *client) openChanged() []string {
+	c.mu.Lock()
+	sent := make(map[string]string, len(c.sent))
+	for k, v := range c.sent {
+		sent[k] = v
+	}
+	c.mu.Unlock()
+	var out []string
+	for uri, text := range sent {
+		data, err := os.ReadFile(uriPath(uri))
+		if err == nil && string(data) != text {
+			out = append(out, uriPath(uri))
+		}
+	}
+	return out
 }
 
 func (c *client) close() {

@@ -44,9 +44,21 @@ func (c ServerConfig) restartLimit() int {
 // ParseServers reads an lspServers object (a .lsp.json file, or the value of
 // an lspServers key). A malformed one is reported with source and line.
 func ParseServers(data []byte, source string) ([]ServerConfig, error) {
+	return ParseServersAt(data, source, 1)
+}
+
+// ParseServersAt is ParseServers for a value that starts at line first of
+// source (the lspServers key of a settings file or manifest).
+func ParseServersAt(data []byte, source string, first int) ([]ServerConfig, error) {
+	cfgs, err := parseServers(data, source, first-1)
+	return cfgs, err
+}
+
+func parseServers(data []byte, source string, shift int) ([]ServerConfig, error) {
+	lineOf := func(data []byte, off int) int { return lineOf(data, off) + shift }
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("%s:%d: lspServers: %w", source, errLine(data, err), err)
+		return nil, fmt.Errorf("%s:%d: lspServers: %w", source, errLine(data, err)+shift, err)
 	}
 	names := make([]string, 0, len(raw))
 	for n := range raw {

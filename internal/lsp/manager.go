@@ -489,3 +489,30 @@ func hoverText(raw json.RawMessage) string {
 	}
 	return ""
 }
+
+// ResyncOpen re-sends the open files of running servers after a command
+// that may have changed them (Bash): each file whose content on disk
+// differs from what the server has goes out as didChange and
+// didChangeWatchedFiles.
+func (m *Manager) ResyncOpen(ctx context.Context) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	var running []*client
+	for _, s := range m.servers {
+		if s.client != nil && s.client.alive() {
+			running = append(running, s.client)
+		}
+	}
+	m.mu.Unlock()
+	for _, c := range running {
+		var changed []string
+		for _, p := range c.openChanged() {
+			changed = append(changed, p)
+		}
+		if len(changed) > 0 {
+			m.WatchedFilesChanged(ctx, changed)
+		}
+	}
+}
