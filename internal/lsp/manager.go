@@ -312,6 +312,24 @@ func (m *Manager) Run(ctx context.Context, op, path string, line, character int)
 	if err != nil {
 		return "", err
 	}
+	out, err := m.run(ctx, c, lang, op, path, line, character)
+	if err == nil {
+		return out, nil
+	}
+	// A server killed just before the call fails it; once the process is
+	// seen gone, the call is tried once more on a restarted server.
+	select {
+	case <-c.done:
+	case <-time.After(2 * time.Second):
+		return "", err
+	}
+	if c, lang, err = m.clientFor(ctx, path); err != nil {
+		return "", err
+	}
+	return m.run(ctx, c, lang, op, path, line, character)
+}
+
+func (m *Manager) run(ctx context.Context, c *client, lang, op, path string, line, character int) (string, error) {
 	if _, err := c.sync(ctx, path, lang); err != nil {
 		return "", err
 	}
