@@ -128,6 +128,9 @@ func merge(docs []*document) *Merged {
 		if s.StatusLine != nil {
 			out.StatusLine = s.StatusLine
 		}
+		if s.LSPServers != nil {
+			out.LSPServers, out.LSPServersAt = s.LSPServers, s.LSPServersAt
+		}
 		switch {
 		case s.Sandbox != nil && doc.source.Path == HostManagedPath:
 			// A host's limits tighten the files' sandbox rather than

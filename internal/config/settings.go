@@ -66,6 +66,10 @@ type Settings struct {
 	AlwaysThinkingEnabled  *bool
 	// Sandbox is the "sandbox" value as written, for the sandbox package.
 	Sandbox json.RawMessage
+	// LSPServers is the "lspServers" value as written (Claude Code's
+	// language-server entries), for the lsp package; LSPServersAt is where.
+	LSPServers   json.RawMessage
+	LSPServersAt Source
 	// Providers are the model endpoints besides the Anthropic API, by name
 	// (see providers.go); SmallModel is the model of side requests (titles,
 	// classifiers), which may be one of theirs.
@@ -202,7 +206,7 @@ var (
 		"claudeMdExcludes", "disableAllHooks", "allowManagedHooksOnly", "allowedHttpHookUrls",
 		"httpHookAllowedEnvVars", "cleanupPeriodDays", "enabledPlugins", "apiKeyHelper",
 		"includeCoAuthoredBy", "includeGitInstructions", "alwaysThinkingEnabled", "sandbox", "requireWorkspaceTrust", "availableModels",
-		"effortLevel", "providers", "smallModel",
+		"effortLevel", "providers", "smallModel", "lspServers",
 	}
 	permissionKeys = []string{"allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode"}
 	matcherKeys    = []string{"matcher", "hooks"}
@@ -407,6 +411,10 @@ func (d *document) top(root *jsontree.Node) *Error {
 			err = d.providers(v)
 		case "smallModel":
 			err = d.scalarString(v, k, &s.SmallModel)
+		case "lspServers":
+			s.LSPServers = raw(d.src, v)
+			s.LSPServersAt = d.at(v.Off)
+			d.origins[k] = s.LSPServersAt
 		case "sandbox":
 			s.Sandbox = raw(d.src, v)
 			d.origins[k] = d.at(v.Off)

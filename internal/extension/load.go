@@ -11,6 +11,7 @@ import (
 
 	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/hook"
+	"github.com/tackcode/tack/internal/lsp"
 	"github.com/tackcode/tack/internal/mcp/mcpconfig"
 )
 
@@ -405,6 +406,15 @@ func (set *Set) MCPServers() []*mcpconfig.Server {
 	var out []*mcpconfig.Server
 	for _, p := range set.plugins {
 		out = append(out, p.MCPServers...)
+	}
+	return out
+}
+
+// LSPServers returns the plugins' language servers.
+func (set *Set) LSPServers() []lsp.ServerConfig {
+	var out []lsp.ServerConfig
+	for _, p := range set.plugins {
+		out = append(out, p.LSPServers...)
 	}
 	return out
 }

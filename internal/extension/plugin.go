@@ -1,6 +1,7 @@
 package extension
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/hook"
+	"github.com/tackcode/tack/internal/lsp"
 	"github.com/tackcode/tack/internal/mcp/mcpconfig"
 )
 
@@ -40,7 +42,7 @@ type Manifest struct {
 	SkillPaths, CommandPaths, AgentPaths []string
 	// hooks and mcpServers as the manifest gives them: a path, a list of
 	// paths, or the configuration inline.
-	hooks, mcpServers *node
+	hooks, mcpServers, lspServers *node
 }
 
 // Plugin is a loaded plugin: its manifest and its components, every name
@@ -60,6 +62,8 @@ type Plugin struct {
 	Hooks hook.Config
 	// MCPServers come from .mcp.json and the manifest, scope plugin:NAME.
 	MCPServers []*mcpconfig.Server
+	// LSPServers come from .lsp.json and the manifest's lspServers.
+	LSPServers []lsp.ServerConfig
 	// BinDir is the plugin's bin/ folder, to put on PATH while the plugin
 	// is enabled; "" when it has none.
 	BinDir string
@@ -96,7 +100,7 @@ func manifestFrom(n *node, path string) (*Manifest, *config.Error) {
 	if n == nil || n.kind != kindMap {
 		return nil, errAt(path, n, "", `a plugin manifest is a JSON object such as {"name": "my-plugin"}`, nil)
 	}
-	m := &Manifest{hooks: n.get("hooks"), mcpServers: n.get("mcpServers")}
+	m := &Manifest{hooks: n.get("hooks"), mcpServers: n.get("mcpServers"), lspServers: n.get("lspServers")}
 	var err *config.Error
 	nameNode := n.get("name")
 	if nameNode == nil || nameNode.kind != kindString || strings.TrimSpace(nameNode.str) == "" {
@@ -296,6 +300,30 @@ func (pl pluginLoader) load(root, id string) (*Plugin, []*config.Error, *config.
 			continue
 		}
 		p.Hooks = mergeHooks(p.Hooks, cfg)
+	}
+
+	// Language servers: .lsp.json, then the manifest's inline ones.
+	lspFile := filepath.Join(root, ".lsp.json")
+	if src, err := os.ReadFile(lspFile); err == nil {
+		cfgs, perr := lsp.ParseServers(bytes.ReplaceAll(src, []byte("${CLAUDE_PLUGIN_ROOT}"), []byte(root)), lspFile)
+		if perr != nil {
+			probs = append(probs, &config.Error{Source: config.Source{Path: lspFile}, Msg: "invalid language-server configuration", Err: perr})
+		}
+		p.LSPServers = append(p.LSPServers, cfgs...)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		probs = append(probs, &config.Error{Source: config.Source{Path: lspFile}, Msg: "cannot read the language-server configuration", Err: unwrapPath(err)})
+	}
+	if n := m.lspServers; n != nil && n.kind == kindMap {
+		for _, mem := range n.mems {
+			entry := bytes.ReplaceAll(mem.val.json(), []byte("${CLAUDE_PLUGIN_ROOT}"), []byte(root))
+			doc, _ := json.Marshal(map[string]json.RawMessage{mem.key: entry})
+			cfgs, perr := lsp.ParseServersAt(doc, manifest, mem.line)
+			if perr != nil {
+				probs = append(probs, &config.Error{Source: config.Source{Path: manifest, Line: mem.line, Col: mem.col}, Key: "lspServers." + mem.key, Msg: "invalid language server", Err: perr})
+				continue
+			}
+			p.LSPServers = append(p.LSPServers, cfgs...)
+		}
 	}
 
 	// MCP servers: .mcp.json, then the manifest's.

@@ -281,6 +281,9 @@ type toolInput struct {
 	URL          string `json:"url"`
 	SubagentType string `json:"subagent_type"`
 	Skill        string `json:"skill"`
+	// LSPFilePath is the LSP tool's file, which it names in camel case
+	// as Claude Code's does.
+	LSPFilePath string `json:"filePath"`
 }
 
 // Check decides a call: deny rules first, then ask rules, then allow
@@ -514,6 +517,8 @@ func (st *state) pathTool(tool string, in toolInput, badInput bool) Decision {
 		if raw == "" {
 			raw = "."
 		}
+	case "LSP":
+		raw = in.LSPFilePath
 	default:
 		raw = in.FilePath
 	}

@@ -203,7 +203,7 @@ func kindOf(tool string) toolKind {
 	switch tool {
 	case "Bash":
 		return kindBash
-	case "Read", "Glob", "Grep", "LS", "NotebookRead":
+	case "Read", "Glob", "Grep", "LS", "NotebookRead", "LSP":
 		return kindRead
 	case "Edit", "Write", "MultiEdit", "NotebookEdit":
 		return kindEdit

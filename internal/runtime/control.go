@@ -229,6 +229,7 @@ func (s *Session) Close(ctx context.Context, reason string) {
 	}
 	s.fireEnd(context.WithoutCancel(ctx), reason)
 	s.main.close()
+	s.lsp.Close()
 	if s.sandbox != nil {
 		_ = s.sandbox.Close()
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tackcode/tack/internal/lsp"
 	"maps"
 	"os"
 	"slices"
@@ -31,6 +32,11 @@ func (s *Session) loadExtensions(context.Context) error {
 	s.agents = agentDefinitions(s.ext, s.cfg.Agents, s.trust)
 	s.subagents = newSubagents(s)
 	s.procEnv = s.processEnv(s.settings)
+	// Only the configuration: a server starts when a file of its language
+	// is first touched.
+	if cfgs := s.lspConfigs(); len(cfgs) > 0 {
+		s.lsp = lsp.NewManager(s.cwd, cfgs, s.notify)
+	}
 	return nil
 }
 

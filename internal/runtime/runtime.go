@@ -21,6 +21,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"github.com/tackcode/tack/internal/lsp"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -320,6 +321,7 @@ type Session struct {
 	catalog      *llm.Catalog
 	small        string
 	ext          *extension.Set
+	lsp          *lsp.Manager // nil when no language server is configured
 	agents       map[string]AgentDef
 	mainAgent    string
 	skills       *skill.Runtime

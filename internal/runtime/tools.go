@@ -13,6 +13,7 @@ import (
 	"github.com/tackcode/tack/internal/tool"
 	"github.com/tackcode/tack/internal/tool/agenttool"
 	"github.com/tackcode/tack/internal/tool/builtin"
+	"github.com/tackcode/tack/internal/tool/lsptool"
 	"github.com/tackcode/tack/internal/tool/structured"
 )
 
@@ -106,6 +107,12 @@ func (t *thread) mainTools() ([]tool.Tool, error) {
 		return nil, err
 	}
 	tools = append(tools, own...)
+	if s.lsp != nil && !removed[lsptool.Name] && (s.cfg.Tools == nil || slices.Contains(s.cfg.Tools, lsptool.Name) || slices.Contains(s.cfg.Tools, "default")) {
+		tools = append(tools, lsptool.New(s.lsp))
+	}
+	if s.lsp != nil {
+		tools = withDiagnostics(tools, s.lsp, s.notify)
+	}
 	if s.cfg.FileCheckpointing || truthy(s.getenv("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING")) {
 		s.checkpoints = &checkpoints{writes: &s.watching.writes}
 		tools = withCheckpoints(tools, s.checkpoints)

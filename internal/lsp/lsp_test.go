@@ -1,0 +1,218 @@
+package lsp
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// gopls finds the test's gopls: $TACK_TEST_GOPLS, then scripts/test's cache.
+// In CI a missing server fails the test rather than skipping it.
+func gopls(t *testing.T) string {
+	t.Helper()
+	p := os.Getenv("TACK_TEST_GOPLS")
+	if p == "" {
+		home, _ := os.UserHomeDir()
+		p = filepath.Join(home, ".cache", "tack-test", "bin", "gopls")
+	}
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("gopls missing at %s (scripts/test installs it): %v", p, err)
+		}
+		t.Skipf("gopls missing at %s; run scripts/test", p)
+	}
+	return p
+}
+
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+const mainGo = `package main
+
+import "example.com/m/greet"
+
+func main() {
+	run()
+}
+
+func run() {
+	println(greet.Hello("x"))
+}
+`
+
+const greetGo = `package greet
+
+// Hello greets.
+func Hello(name string) string {
+	return "hello " + name
+}
+
+type Greeter struct{ Name string }
+`
+
+func goModule(t *testing.T) (string, *Manager) {
+	t.Helper()
+	bin := gopls(t)
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"go.mod":         "module example.com/m\n\ngo 1.22\n",
+		"main.go":        mainGo,
+		"greet/greet.go": greetGo,
+	})
+	cfgs, err := ParseServers([]byte(`{"go": {"command": "`+bin+`", "extensionToLanguage": {".go": "go"}, "maxRestarts": 2}}`), "settings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	m := NewManager(root, cfgs, func(s string) { notes = append(notes, s) })
+	t.Cleanup(m.Close)
+	return root, m
+}
+
+func run(t *testing.T, m *Manager, op, path string, line, char int) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := m.Run(ctx, op, path, line, char)
+	if err != nil {
+		t.Fatalf("%s: %v", op, err)
+	}
+	return out
+}
+
+func TestGopls(t *testing.T) {
+	_, m := goModule(t)
+	if got := m.Statuses()[0].State; got != "not started" {
+		t.Fatalf("state before any file = %q", got)
+	}
+	// main.go line 10 `println(greet.Hello("x"))`: Hello at character 16.
+	if got := run(t, m, "goToDefinition", "main.go", 10, 16); got != "greet/greet.go:4:6" {
+		t.Errorf("definition = %q", got)
+	}
+	refs := run(t, m, "findReferences", "greet/greet.go", 4, 6)
+	if !strings.Contains(refs, "main.go:10:16") || !strings.Contains(refs, "greet/greet.go:4:6") {
+		t.Errorf("references = %q", refs)
+	}
+	if got := run(t, m, "hover", "main.go", 10, 16); !strings.Contains(got, "func greet.Hello(name string) string") {
+		t.Errorf("hover = %q", got)
+	}
+	syms := run(t, m, "documentSymbol", "greet/greet.go", 1, 1)
+	if !strings.Contains(syms, "function Hello at line 4") || !strings.Contains(syms, "struct Greeter at line 8") ||
+		!strings.Contains(syms, "  field Name") {
+		t.Errorf("symbols = %q", syms)
+	}
+	if got := run(t, m, "incomingCalls", "main.go", 9, 6); !strings.Contains(got, "function main at main.go:5:6") {
+		t.Errorf("incoming calls of run = %q", got)
+	}
+	if got := run(t, m, "outgoingCalls", "main.go", 9, 6); !strings.Contains(got, "Hello at greet/greet.go:4:6") {
+		t.Errorf("outgoing calls of run = %q", got)
+	}
+	if got := run(t, m, "workspaceSymbol", "main.go", 10, 16); !strings.Contains(got, "Hello at greet/greet.go:4:6") {
+		t.Errorf("workspace symbols = %q", got)
+	}
+	if got := m.Statuses()[0].State; got != "running" {
+		t.Errorf("state = %q", got)
+	}
+}
+
+func TestGoplsDiagnosticsAfterEdit(t *testing.T) {
+	root, m := goModule(t)
+	ctx := context.Background()
+	p := filepath.Join(root, "main.go")
+	if out, err := m.FileChanged(ctx, p, 60*time.Second); err != nil || out != "" {
+		t.Fatalf("clean file: %q %v", out, err)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(mainGo, `greet.Hello("x")`, `greet.Hello(42)`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := m.FileChanged(ctx, p, 60*time.Second)
+	if err != nil || !strings.Contains(out, "main.go:10:") || !strings.Contains(out, "error") {
+		t.Fatalf("after type error: %q %v", out, err)
+	}
+	if err := os.WriteFile(p, []byte(mainGo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := m.FileChanged(ctx, p, 60*time.Second); err != nil || out != "" {
+		t.Fatalf("after fix: %q %v", out, err)
+	}
+	if d := m.Diagnostics(p); len(d) != 0 {
+		t.Errorf("diagnostics left after fix: %v", d)
+	}
+}
+
+func TestGoplsRestartAfterKill(t *testing.T) {
+	_, m := goModule(t)
+	run(t, m, "hover", "main.go", 10, 16)
+	m.mu.Lock()
+	c := m.servers["go"].client
+	m.mu.Unlock()
+	if err := c.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-c.done
+	if got := run(t, m, "goToDefinition", "main.go", 10, 16); got != "greet/greet.go:4:6" {
+		t.Errorf("definition after restart = %q", got)
+	}
+	st := m.Statuses()[0]
+	if st.State != "running" || st.Restarts != 1 {
+		t.Errorf("status after restart = %+v", st)
+	}
+}
+
+func TestRestartLimit(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"a.txt": "x"})
+	// `true` exits at once: every start fails, and after the limit the
+	// server is reported failed without another attempt.
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgs, err := ParseServers([]byte(`{"t": {"command": "`+truePath+`", "extensionToLanguage": {".txt": "plaintext"}, "maxRestarts": 1}}`), "x.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewManager(root, cfgs, nil)
+	defer m.Close()
+	ctx := context.Background()
+	for i := 0; i < 3; i++ {
+		if _, err := m.Run(ctx, "hover", "a.txt", 1, 1); err == nil {
+			t.Fatal("a server that exits answered")
+		}
+	}
+	if st := m.Statuses()[0]; !strings.HasPrefix(st.State, "failed") || st.Restarts != 1 {
+		t.Errorf("status = %+v", st)
+	}
+}
+
+func TestParseServersErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"{\n \"go\": {\n  \"command\": 5}}", "p.json:3: lsp server \"go\""},
+		{"{\n \"go\": {\"extensionToLanguage\": {\".go\": \"go\"}}}", "p.json:2: lsp server \"go\": command is required"},
+		{"{\n \"go\": {\"command\": \"gopls\"}}", "extensionToLanguage is required"},
+		{"{\n\n \"go\": ", "p.json:3: lspServers"},
+	} {
+		_, err := ParseServers([]byte(tc.in), "p.json")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.in, err, tc.want)
+		}
+	}
+	cfgs, err := ParseServers([]byte(`{"py": {"command": "pyright-langserver", "args": ["--stdio"], "extensionToLanguage": {".py": "python"}, "restartOnCrash": false}}`), "p.json")
+	if err != nil || len(cfgs) != 1 || cfgs[0].Name != "py" || cfgs[0].restartLimit() != 0 || cfgs[0].Args[0] != "--stdio" {
+		t.Fatalf("%+v %v", cfgs, err)
+	}
+}

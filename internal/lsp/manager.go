@@ -1,0 +1,536 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Manager owns a session's language servers. Nothing starts until a file of
+// a server's language is touched, so a session that never does pays nothing.
+type Manager struct {
+	root    string
+	configs []ServerConfig
+	report  func(string) // crash and restart notices; never nil
+
+	mu      sync.Mutex
+	servers map[string]*server
+}
+
+type server struct {
+	cfg      ServerConfig
+	client   *client
+	restarts int
+	lastErr  error
+}
+
+// NewManager keeps the configurations; report receives notices of crashes
+// and restarts (nil drops them).
+func NewManager(root string, configs []ServerConfig, report func(string)) *Manager {
+	if report == nil {
+		report = func(string) {}
+	}
+	m := &Manager{root: root, configs: configs, report: report, servers: map[string]*server{}}
+	for _, c := range configs {
+		m.servers[c.Name] = &server{cfg: c}
+	}
+	return m
+}
+
+// Configured says whether any server is configured (the LSP tool is offered
+// only then).
+func (m *Manager) Configured() bool { return m != nil && len(m.configs) > 0 }
+
+// serverFor finds the server of a file by its extension.
+func (m *Manager) serverFor(path string) (*server, string) {
+	ext := filepath.Ext(path)
+	for _, c := range m.configs {
+		if lang, ok := c.ExtensionToLanguage[ext]; ok {
+			return m.servers[c.Name], lang
+		}
+	}
+	return nil, ""
+}
+
+// Owns says whether a configured server handles the file.
+func (m *Manager) Owns(path string) bool {
+	if m == nil {
+		return false
+	}
+	s, _ := m.serverFor(path)
+	return s != nil
+}
+
+// clientFor starts the file's server if needed, restarting a crashed one
+// within its limits.
+func (m *Manager) clientFor(ctx context.Context, path string) (*client, string, error) {
+	s, lang := m.serverFor(path)
+	if s == nil {
+		return nil, "", fmt.Errorf("no language server is configured for %s files", filepath.Ext(path))
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s.client != nil && s.client.alive() {
+		return s.client, lang, nil
+	}
+	if s.client != nil {
+		// It was running and is gone: a crash.
+		note := fmt.Sprintf("language server %s exited%s", s.cfg.Name, trimNote(s.client.stderrNote()))
+		s.client.close()
+		s.client = nil
+		if s.restarts >= s.cfg.restartLimit() {
+			s.lastErr = errors.New(note + "; not restarted (restart limit reached)")
+			m.report(s.lastErr.Error())
+			return nil, "", s.lastErr
+		}
+		s.restarts++
+		m.report(fmt.Sprintf("%s; restarting (%d of %d)", note, s.restarts, s.cfg.restartLimit()))
+	} else if s.lastErr != nil && s.restarts >= s.cfg.restartLimit() {
+		return nil, "", s.lastErr
+	}
+	c, err := startClient(ctx, s.cfg, m.root)
+	if err != nil {
+		s.lastErr = err
+		s.restarts++
+		return nil, "", err
+	}
+	s.client, s.lastErr = c, nil
+	return c, lang, nil
+}
+
+func trimNote(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return ": " + s
+}
+
+// Status is one server's state for /lsp and doctor.
+type Status struct {
+	Name, Command, Source, State string
+	Restarts                     int
+	Extensions                   []string
+}
+
+// Statuses lists the servers and their state.
+func (m *Manager) Statuses() []Status {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Status
+	for _, c := range m.configs {
+		s := m.servers[c.Name]
+		st := Status{Name: c.Name, Command: c.Command, Source: c.Source, Restarts: s.restarts, State: "not started"}
+		for ext := range c.ExtensionToLanguage {
+			st.Extensions = append(st.Extensions, ext)
+		}
+		sort.Strings(st.Extensions)
+		switch {
+		case s.client != nil && s.client.alive():
+			st.State = "running"
+		case s.client != nil:
+			st.State = "crashed"
+		case s.lastErr != nil:
+			st.State = "failed: " + s.lastErr.Error()
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// Check starts each server and stops it again (tack doctor).
+func Check(ctx context.Context, root string, configs []ServerConfig) map[string]error {
+	out := map[string]error{}
+	for _, c := range configs {
+		cl, err := startClient(ctx, c, root)
+		if err == nil {
+			cl.close()
+		}
+		out[c.Name] = err
+	}
+	return out
+}
+
+// Close stops every running server.
+func (m *Manager) Close() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range m.servers {
+		if s.client != nil {
+			s.client.close()
+			s.client = nil
+		}
+	}
+}
+
+// FileChanged tells the file's server, if one runs or should, about the new
+// content and returns the errors and warnings it reports within wait that
+// were not there before. A server failure is returned, for the caller to
+// report; it is never a reason to fail the edit.
+func (m *Manager) FileChanged(ctx context.Context, path string, wait time.Duration) (string, error) {
+	if !m.Owns(path) {
+		return "", nil
+	}
+	c, lang, err := m.clientFor(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	uri := fileURI(path)
+	c.mu.Lock()
+	before := append([]Diagnostic(nil), c.diags[uri]...)
+	c.mu.Unlock()
+	gen, err := c.sync(ctx, path, lang)
+	if err != nil {
+		return "", err
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	after := c.waitDiagnostics(wctx, uri, gen)
+	return m.formatDiagnostics(path, newDiagnostics(before, after)), nil
+}
+
+// Diagnostics returns the last diagnostics a server published for path.
+func (m *Manager) Diagnostics(path string) []Diagnostic {
+	s, _ := m.serverFor(path)
+	if s == nil {
+		return nil
+	}
+	m.mu.Lock()
+	c := s.client
+	m.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Diagnostic(nil), c.diags[fileURI(path)]...)
+}
+
+// WatchedFilesChanged tells running servers that files changed on disk
+// outside tack's edit tools (Bash); open ones are re-sent in full.
+func (m *Manager) WatchedFilesChanged(ctx context.Context, paths []string) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	var running []*client
+	for _, s := range m.servers {
+		if s.client != nil && s.client.alive() {
+			running = append(running, s.client)
+		}
+	}
+	m.mu.Unlock()
+	for _, c := range running {
+		var changes []map[string]any
+		for _, p := range paths {
+			if _, ok := c.cfg.ExtensionToLanguage[filepath.Ext(p)]; !ok {
+				continue
+			}
+			changes = append(changes, map[string]any{"uri": fileURI(p), "type": 2})
+			c.mu.Lock()
+			_, open := c.opened[fileURI(p)]
+			c.mu.Unlock()
+			if open {
+				_, _ = c.sync(ctx, p, c.cfg.ExtensionToLanguage[filepath.Ext(p)])
+			}
+		}
+		if len(changes) > 0 {
+			_ = c.conn.Notify(ctx, "workspace/didChangeWatchedFiles", map[string]any{"changes": changes})
+		}
+	}
+}
+
+func newDiagnostics(before, after []Diagnostic) []Diagnostic {
+	seen := map[string]int{}
+	for _, d := range before {
+		seen[d.Message+"\x00"+fmt.Sprint(d.Severity)]++
+	}
+	var out []Diagnostic
+	for _, d := range after {
+		if d.Severity != 1 && d.Severity != 2 {
+			continue
+		}
+		k := d.Message + "\x00" + fmt.Sprint(d.Severity)
+		if seen[k] > 0 {
+			seen[k]--
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func (m *Manager) formatDiagnostics(path string, ds []Diagnostic) string {
+	if len(ds) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, d := range ds {
+		sev := "error"
+		if d.Severity == 2 {
+			sev = "warning"
+		}
+		fmt.Fprintf(&b, "%s:%d:%d: %s: %s", m.rel(path), d.Range.Start.Line+1, d.Range.Start.Character+1, sev, d.Message)
+		if d.Source != "" {
+			fmt.Fprintf(&b, " [%s]", d.Source)
+		}
+		b.WriteByte('\n')
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (m *Manager) rel(path string) string {
+	if r, err := filepath.Rel(m.root, path); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return path
+}
+
+// Operations the LSP tool offers.
+var Operations = []string{"goToDefinition", "findReferences", "hover", "documentSymbol", "workspaceSymbol",
+	"goToImplementation", "prepareCallHierarchy", "incomingCalls", "outgoingCalls"}
+
+// Run performs one operation at a 1-based line and character and returns
+// compact text.
+func (m *Manager) Run(ctx context.Context, op, path string, line, character int) (string, error) {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(m.root, path)
+	}
+	c, lang, err := m.clientFor(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	out, err := m.run(ctx, c, lang, op, path, line, character)
+	if err == nil {
+		return out, nil
+	}
+	// A server killed just before the call fails it; once the process is
+	// seen gone, the call is tried once more on a restarted server.
+	select {
+	case <-c.done:
+	case <-time.After(2 * time.Second):
+		return "", err
+	}
+	if c, lang, err = m.clientFor(ctx, path); err != nil {
+		return "", err
+	}
+	return m.run(ctx, c, lang, op, path, line, character)
+}
+
+func (m *Manager) run(ctx context.Context, c *client, lang, op, path string, line, character int) (string, error) {
+	if _, err := c.sync(ctx, path, lang); err != nil {
+		return "", err
+	}
+	var tdp textDocumentPosition
+	tdp.TextDocument.URI = fileURI(path)
+	tdp.Position = Position{Line: max(line-1, 0), Character: max(character-1, 0)}
+	call := func(method string, params, result any) error {
+		if err := c.conn.Call(ctx, method, params, result); err != nil {
+			return fmt.Errorf("lsp %s: %s: %w", c.cfg.Name, method, err)
+		}
+		return nil
+	}
+	var raw json.RawMessage
+	switch op {
+	case "goToDefinition", "goToImplementation":
+		method := "textDocument/definition"
+		if op == "goToImplementation" {
+			method = "textDocument/implementation"
+		}
+		if err := call(method, tdp, &raw); err != nil {
+			return "", err
+		}
+		return m.formatLocations(raw), nil
+	case "findReferences":
+		params := map[string]any{"textDocument": tdp.TextDocument, "position": tdp.Position,
+			"context": map[string]bool{"includeDeclaration": true}}
+		if err := call("textDocument/references", params, &raw); err != nil {
+			return "", err
+		}
+		return m.formatLocations(raw), nil
+	case "hover":
+		var h struct {
+			Contents json.RawMessage `json:"contents"`
+		}
+		if err := call("textDocument/hover", tdp, &h); err != nil {
+			return "", err
+		}
+		if s := hoverText(h.Contents); s != "" {
+			return s, nil
+		}
+		return "No hover information.", nil
+	case "documentSymbol":
+		var syms []documentSymbol
+		if err := call("textDocument/documentSymbol", map[string]any{"textDocument": tdp.TextDocument}, &syms); err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		m.writeSymbols(&b, syms, 0)
+		if b.Len() == 0 {
+			return "No symbols.", nil
+		}
+		return strings.TrimRight(b.String(), "\n"), nil
+	case "workspaceSymbol":
+		// The tool has no query field: the word at the position is the query.
+		var syms []documentSymbol
+		if err := call("workspace/symbol", map[string]string{"query": wordAt(path, line, character)}, &syms); err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		m.writeSymbols(&b, syms, 0)
+		if b.Len() == 0 {
+			return "No symbols.", nil
+		}
+		return strings.TrimRight(b.String(), "\n"), nil
+	case "prepareCallHierarchy", "incomingCalls", "outgoingCalls":
+		var items []callHierarchyItem
+		if err := call("textDocument/prepareCallHierarchy", tdp, &items); err != nil {
+			return "", err
+		}
+		if len(items) == 0 {
+			return "No call hierarchy item at this position.", nil
+		}
+		if op == "prepareCallHierarchy" {
+			var b strings.Builder
+			for _, it := range items {
+				m.writeItem(&b, it)
+			}
+			return strings.TrimRight(b.String(), "\n"), nil
+		}
+		method := "callHierarchy/" + op
+		var b strings.Builder
+		for _, it := range items {
+			var calls []callHierarchyCall
+			if err := call(method, map[string]any{"item": it}, &calls); err != nil {
+				return "", err
+			}
+			for _, cl := range calls {
+				if cl.From != nil {
+					m.writeItem(&b, *cl.From)
+				} else if cl.To != nil {
+					m.writeItem(&b, *cl.To)
+				}
+			}
+		}
+		if b.Len() == 0 {
+			return "No calls.", nil
+		}
+		return strings.TrimRight(b.String(), "\n"), nil
+	}
+	return "", fmt.Errorf("unknown operation %q (one of %s)", op, strings.Join(Operations, ", "))
+}
+
+func (m *Manager) writeItem(b *strings.Builder, it callHierarchyItem) {
+	fmt.Fprintf(b, "%s %s at %s:%d:%d", kindName(it.Kind), it.Name, m.rel(uriPath(it.URI)),
+		it.SelectionRange.Start.Line+1, it.SelectionRange.Start.Character+1)
+	if it.Detail != "" {
+		fmt.Fprintf(b, " (%s)", it.Detail)
+	}
+	b.WriteByte('\n')
+}
+
+func (m *Manager) writeSymbols(b *strings.Builder, syms []documentSymbol, depth int) {
+	for _, s := range syms {
+		b.WriteString(strings.Repeat("  ", depth))
+		if s.Location != nil {
+			fmt.Fprintf(b, "%s %s at %s:%d:%d", kindName(s.Kind), s.Name, m.rel(uriPath(s.Location.URI)),
+				s.Location.Range.Start.Line+1, s.Location.Range.Start.Character+1)
+		} else {
+			fmt.Fprintf(b, "%s %s at line %d", kindName(s.Kind), s.Name, s.SelectionRange.Start.Line+1)
+		}
+		if s.Detail != "" {
+			fmt.Fprintf(b, " (%s)", s.Detail)
+		}
+		b.WriteByte('\n')
+		m.writeSymbols(b, s.Children, depth+1)
+	}
+}
+
+func (m *Manager) formatLocations(raw json.RawMessage) string {
+	var locs []Location
+	var one Location
+	var links []locationLink
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+	case json.Unmarshal(raw, &one) == nil && one.URI != "":
+		locs = []Location{one}
+	case json.Unmarshal(raw, &links) == nil && len(links) > 0 && links[0].TargetURI != "":
+		for _, l := range links {
+			locs = append(locs, Location{URI: l.TargetURI, Range: l.TargetSelectionRange})
+		}
+	default:
+		_ = json.Unmarshal(raw, &locs)
+	}
+	if len(locs) == 0 {
+		return "No locations found."
+	}
+	var b strings.Builder
+	for _, l := range locs {
+		fmt.Fprintf(&b, "%s:%d:%d\n", m.rel(uriPath(l.URI)), l.Range.Start.Line+1, l.Range.Start.Character+1)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// hoverText flattens MarkupContent, MarkedString or a list of them.
+func hoverText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return strings.TrimSpace(s)
+	}
+	var mc struct {
+		Value string `json:"value"`
+	}
+	if json.Unmarshal(raw, &mc) == nil && mc.Value != "" {
+		return strings.TrimSpace(mc.Value)
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) == nil {
+		var parts []string
+		for _, r := range list {
+			if t := hoverText(r); t != "" {
+				parts = append(parts, t)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return ""
+}
+
+// ResyncOpen re-sends the open files of running servers after a command
+// that may have changed them (Bash): each file whose content on disk
+// differs from what the server has goes out as didChange and
+// didChangeWatchedFiles.
+func (m *Manager) ResyncOpen(ctx context.Context) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	var running []*client
+	for _, s := range m.servers {
+		if s.client != nil && s.client.alive() {
+			running = append(running, s.client)
+		}
+	}
+	m.mu.Unlock()
+	for _, c := range running {
+		var changed []string
+		for _, p := range c.openChanged() {
+			changed = append(changed, p)
+		}
+		if len(changed) > 0 {
+			m.WatchedFilesChanged(ctx, changed)
+		}
+	}
+}

@@ -1,0 +1,118 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/lsp"
+	"github.com/tackcode/tack/internal/tool"
+)
+
+// diagnosticsWait bounds how long an edit waits for its server's
+// diagnostics: long enough for a type check of one package, short enough
+// that a slow server does not stall the turn.
+const diagnosticsWait = 10 * time.Second
+
+// lspConfigs are the session's language servers: the settings' lspServers,
+// then the enabled plugins' (a name already taken keeps the first).
+func (s *Session) lspConfigs() []lsp.ServerConfig {
+	var cfgs []lsp.ServerConfig
+	if s.settings != nil && len(s.settings.LSPServers) > 0 {
+		at := s.settings.LSPServersAt
+		c, err := lsp.ParseServersAt(s.settings.LSPServers, at.Path, max(at.Line, 1))
+		if err != nil {
+			s.notify(err.Error())
+		}
+		cfgs = append(cfgs, c...)
+	}
+	if s.ext != nil {
+		seen := map[string]bool{}
+		for _, c := range cfgs {
+			seen[c.Name] = true
+		}
+		for _, c := range s.ext.LSPServers() {
+			if !seen[c.Name] {
+				seen[c.Name] = true
+				cfgs = append(cfgs, c)
+			}
+		}
+	}
+	return cfgs
+}
+
+// LSP returns the session's language servers (nil when none is
+// configured), for /lsp.
+func (s *Session) LSP() *lsp.Manager { return s.lsp }
+
+// withDiagnostics wraps the file-changing tools so that their results carry
+// the new errors and warnings of the file's language server, and Bash so
+// that the servers see files it changed.
+func withDiagnostics(tools []tool.Tool, m *lsp.Manager, notify func(string)) []tool.Tool {
+	out := make([]tool.Tool, len(tools))
+	for i, t := range tools {
+		switch t.Name() {
+		case "Edit", "Write", "NotebookEdit":
+			out[i] = diagnosed{Tool: t, m: m, notify: notify}
+		case "Bash":
+			out[i] = resynced{Tool: t, m: m}
+		default:
+			out[i] = t
+		}
+	}
+	return out
+}
+
+type diagnosed struct {
+	tool.Tool
+	m      *lsp.Manager
+	notify func(string)
+}
+
+func (t diagnosed) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	res, err := t.Tool.Run(ctx, env, input)
+	if err != nil || res.IsError {
+		return res, err
+	}
+	var in struct {
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return res, nil
+	}
+	p := firstNonEmpty(in.FilePath, in.NotebookPath)
+	if p == "" {
+		return res, nil
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(env.Cwd(), p)
+	}
+	if !t.m.Owns(p) {
+		return res, nil
+	}
+	diags, derr := t.m.FileChanged(ctx, filepath.Clean(p), diagnosticsWait)
+	if derr != nil {
+		// The edit is done; a server that fails is the user's to hear of.
+		t.notify("language server: " + derr.Error())
+		return res, nil
+	}
+	if diags != "" {
+		res.Content = append(res.Content, llm.Text("<new-diagnostics>\n"+strings.TrimSpace(diags)+"\n</new-diagnostics>"))
+	}
+	return res, nil
+}
+
+type resynced struct {
+	tool.Tool
+	m *lsp.Manager
+}
+
+func (t resynced) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	res, err := t.Tool.Run(ctx, env, input)
+	t.m.ResyncOpen(ctx)
+	return res, err
+}
