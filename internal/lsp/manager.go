@@ -525,11 +525,7 @@ func (m *Manager) ResyncOpen(ctx context.Context) {
 	}
 	m.mu.Unlock()
 	for _, c := range running {
-		var changed []string
-		for _, p := range c.openChanged() {
-			changed = append(changed, p)
-		}
-		if len(changed) > 0 {
+		if changed := c.openChanged(); len(changed) > 0 {
 			m.WatchedFilesChanged(ctx, changed)
 		}
 	}
