@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/lsp"
 	"github.com/tackcode/tack/internal/runtime"
 )
 
@@ -104,6 +105,16 @@ func (c *Client) Info() ClientInfo { return infoOf(c.s.Info()) }
 
 // MCPServers returns the state of each MCP server of the session.
 func (c *Client) MCPServers() []MCPServerStatus { return convert(c.s.MCPStatuses(), mcpStatusOf) }
+
+// LanguageServers returns the state of each language server of the session
+// (none when lspServers configures none).
+func (c *Client) LanguageServers() []LanguageServerStatus {
+	m := c.s.LSP()
+	if m == nil {
+		return nil
+	}
+	return convert(m.Statuses(), func(s lsp.Status) LanguageServerStatus { return LanguageServerStatus(s) })
+}
 
 // Send queues a prompt; it runs once the prompts before it have.
 func (c *Client) Send(prompt string) error { return c.SendPrompt(Prompt{Text: prompt}) }

@@ -107,3 +107,21 @@ func CheckProviders(ctx context.Context, opts Options) ([]ProviderCheck, error) 
 	checks, err := runtime.CheckExtraProviders(ctx, cfg)
 	return convert(checks, func(c runtime.ExtraProviderCheck) ProviderCheck { return ProviderCheck(c) }), err
 }
+
+// LanguageServerCheck is the start of one configured language server:
+// Err nil when it started and answered its initialize request.
+type LanguageServerCheck struct {
+	Name, Command, Source string
+	Err                   error
+}
+
+// CheckLanguageServers starts, then stops, each language server the
+// settings and enabled plugins of opts.Cwd configure (lspServers).
+func CheckLanguageServers(ctx context.Context, opts Options) ([]LanguageServerCheck, error) {
+	cfg, err := opts.config()
+	if err != nil {
+		return nil, err
+	}
+	checks, err := runtime.CheckLanguageServers(ctx, cfg)
+	return convert(checks, func(c runtime.LanguageServerCheck) LanguageServerCheck { return LanguageServerCheck(c) }), err
+}

@@ -115,6 +115,17 @@ type PluginInfo struct {
 	Path string `json:"path"`
 }
 
+// LanguageServerStatus is the state of one language server of a session:
+// State is "not started" (no file of its languages touched yet),
+// "running", "crashed" (to be restarted at the next use) or "failed: …";
+// Restarts counts its restarts after a crash; Source is where it is
+// configured.
+type LanguageServerStatus struct {
+	Name, Command, Source, State string
+	Restarts                     int
+	Extensions                   []string
+}
+
 // MCPServerStatus is the state of one MCP server of a session.
 type MCPServerStatus struct {
 	Name string `json:"name"`

@@ -88,9 +88,10 @@ func (e *engine) SetPermissionMode(agent.PermissionMode) error { return nil }
 func (e *engine) Info() agent.ClientInfo {
 	return agent.ClientInfo{SessionID: "bench", Model: "claude-bench"}
 }
-func (e *engine) MCPServers() []agent.MCPServerStatus { return nil }
-func (e *engine) Flush(context.Context) error         { return nil }
-func (e *engine) CloseFor(agent.EndReason) error      { e.cancel(); return nil }
+func (e *engine) MCPServers() []agent.MCPServerStatus           { return nil }
+func (e *engine) LanguageServers() []agent.LanguageServerStatus { return nil }
+func (e *engine) Flush(context.Context) error                   { return nil }
+func (e *engine) CloseFor(agent.EndReason) error                { e.cancel(); return nil }
 func (e *engine) Notify(context.Context, string, string, string) []string {
 	return nil
 }

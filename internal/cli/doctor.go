@@ -46,7 +46,7 @@ type doctorCheck func(ctx context.Context, stdio IO, opts agent.Options) []check
 
 // doctorChecks are the checks, in the order they are shown.
 func doctorChecks() []doctorCheck {
-	return []doctorCheck{checkInstallation, checkCredentials, checkNetwork, checkAPI, checkProviders, checkSettings, checkMCP, checkSandbox}
+	return []doctorCheck{checkInstallation, checkCredentials, checkNetwork, checkAPI, checkProviders, checkSettings, checkMCP, checkLSP, checkSandbox}
 }
 
 // newDoctorCmd is `tack doctor`: one line per check, exit 1 when one
@@ -55,7 +55,7 @@ func newDoctorCmd(stdio IO) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "doctor",
-		Short: "Check the installation, credentials, API, settings, MCP servers and sandbox (exit 1 when a check fails)",
+		Short: "Check the installation, credentials, API, settings, MCP and language servers, and sandbox (exit 1 when a check fails)",
 		Long: `Checks what a session in this directory needs, one line per check with its
 verdict (ok, warn or fail) and, when it is not ok, what to do: whether the folder
 is trusted (an untrusted folder's own settings are checked but not used: its
@@ -63,7 +63,8 @@ apiKeyHelper is not run), the installation,
 the credentials in use, whether the API answers (one GET /v1/models on
 ANTHROPIC_BASE_URL, within 5 s), every OpenAI-compatible provider of the
 settings (its key, and one GET {baseURL}/models), every settings file, every configured MCP server
-(started or connected, as tack mcp list does) and the sandbox. The exit status is
+(started or connected, as tack mcp list does), every configured language server
+(started, then stopped) and the sandbox. The exit status is
 1 when a check fails.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -293,6 +294,24 @@ func checkMCP(ctx context.Context, stdio IO, _ agent.Options) []checkResult {
 	}
 	if len(out) == 0 {
 		out = append(out, checkResult{Check: "mcp", Verdict: verdictOK, Detail: "no servers configured"})
+	}
+	return out
+}
+
+// checkLSP starts each configured language server once (none configured:
+// no line, as most folders have none).
+func checkLSP(ctx context.Context, _ IO, opts agent.Options) []checkResult {
+	servers, err := agent.CheckLanguageServers(ctx, opts)
+	if err != nil {
+		return []checkResult{{Check: "lsp", Verdict: verdictFail, Detail: err.Error(), Fix: "fix the file named"}}
+	}
+	var out []checkResult
+	for _, s := range servers {
+		r := checkResult{Check: "lsp " + s.Name, Verdict: verdictOK, Detail: s.Command + " starts (" + s.Source + ")"}
+		if s.Err != nil {
+			r.Verdict, r.Detail, r.Fix = verdictFail, s.Err.Error(), "install the server or fix its command in "+s.Source
+		}
+		out = append(out, r)
 	}
 	return out
 }

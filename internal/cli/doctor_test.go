@@ -288,3 +288,39 @@ func TestDoctorChecksEachProvider(t *testing.T) {
 		t.Errorf("no GET /v1/models with the local key: %+v", srv.Requests())
 	}
 }
+
+// tack doctor starts each configured language server once: one that
+// starts is ok, one whose command does not exist fails and says what to
+// fix.
+func TestDoctorChecksEachLanguageServer(t *testing.T) {
+	e := newCmdEnv(t)
+	clearNetworkEnv(t)
+	srv := llmtest.New(t)
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-doctor-0123456789")
+	t.Setenv("ANTHROPIC_BASE_URL", srv.URL())
+	gopls := os.Getenv("TACK_TEST_GOPLS")
+	if gopls == "" {
+		home, _ := os.UserHomeDir()
+		gopls = filepath.Join(home, ".cache", "tack-test", "bin", "gopls")
+	}
+	if _, err := os.Stat(gopls); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("gopls missing at %s (scripts/test builds it)", gopls)
+		}
+		t.Skipf("gopls missing at %s", gopls)
+	}
+	path := e.writeUserSettings(t, fmt.Sprintf(`{"lspServers": {
+  "gopls": {"command": %q, "args": ["serve"], "extensionToLanguage": {".go": "go"}},
+  "missing": {"command": "no-such-language-server", "extensionToLanguage": {".zz": "zz"}}
+}}`, gopls))
+	out, errOut, code := e.tack(t, "", "doctor")
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (a server fails); err %q", code, errOut)
+	}
+	if line := doctorLine(t, out, "lsp gopls"); !strings.HasPrefix(line, "ok    lsp gopls: "+gopls+" starts") {
+		t.Errorf("gopls: %q", line)
+	}
+	if line := doctorLine(t, out, "lsp missing"); !strings.HasPrefix(line, "fail  lsp missing: ") || !strings.Contains(line, "no-such-language-server") || !strings.Contains(line, path) {
+		t.Errorf("missing: %q", line)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tackcode/tack/internal/extension"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/lsp"
 	"github.com/tackcode/tack/internal/tool"
@@ -115,4 +116,44 @@ func (t resynced) Run(ctx context.Context, env *tool.Env, input json.RawMessage)
 	res, err := t.Tool.Run(ctx, env, input)
 	t.m.ResyncOpen(ctx)
 	return res, err
+}
+
+// LanguageServerCheck is what starting one configured language server
+// gave: Err nil when it started and answered initialize.
+type LanguageServerCheck struct {
+	Name, Command, Source string
+	Err                   error
+}
+
+// CheckLanguageServers starts each language server the settings and the
+// enabled plugins of cfg's folder configure, and stops it again.
+func CheckLanguageServers(ctx context.Context, cfg Config) ([]LanguageServerCheck, error) {
+	pl, err := placeOf(cfg)
+	if err != nil {
+		return nil, err
+	}
+	settings, err := readSettings(cfg, pl, optionsEnv(cfg.Env))
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{cfg: cfg, settings: settings, cwd: pl.cwd, root: pl.root, getenv: sessionGetenv(cfg, settings)}
+	var out []LanguageServerCheck
+	if len(settings.LSPServers) > 0 {
+		// The session reports a bad entry and goes on; the check fails on it.
+		at := settings.LSPServersAt
+		if _, err := lsp.ParseServersAt(settings.LSPServers, at.Path, max(at.Line, 1)); err != nil {
+			out = append(out, LanguageServerCheck{Name: "lspServers", Source: at.Path, Err: err})
+		}
+	}
+	opts, err := s.extOptions()
+	if err != nil {
+		return nil, err
+	}
+	s.ext = extension.Load(opts)
+	cfgs := s.lspConfigs()
+	results := lsp.Check(ctx, s.cwd, cfgs)
+	for _, c := range cfgs {
+		out = append(out, LanguageServerCheck{Name: c.Name, Command: c.Command, Source: c.Source, Err: results[c.Name]})
+	}
+	return out, nil
 }

@@ -43,6 +43,7 @@ var builtins = []builtin{
 	{"permissions", "", "list the permission rules in force"},
 	{"hooks", "", "list the hooks configured"},
 	{"mcp", "[login SERVER]", "list the MCP servers and their state; sign in to one with OAuth"},
+	{"lsp", "", "list the language servers and their state"},
 	{"agents", "", "list the subagents the model may start"},
 	{"config", "", "list the settings files read"},
 	{"memory", "", "edit the project's CLAUDE.md in $EDITOR"},
@@ -83,6 +84,8 @@ func (m *Model) runBuiltin(name, args string) tea.Cmd {
 		return m.cmdHooks()
 	case "mcp":
 		return m.cmdMCP(args)
+	case "lsp":
+		return m.cmdLSP()
 	case "agents":
 		return m.cmdAgents()
 	case "config":
@@ -358,6 +361,27 @@ func (m *Model) cmdHooks() tea.Cmd {
 type mcpLoginMsg struct {
 	name string
 	err  error
+}
+
+func (m *Model) cmdLSP() tea.Cmd {
+	servers := m.be.LanguageServers()
+	if len(servers) == 0 {
+		m.out("No language servers are configured (lspServers in the settings or a plugin).")
+		return nil
+	}
+	var b strings.Builder
+	for i, s := range servers {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%s: %s · %s · %s", s.Name, s.State, strings.Join(s.Extensions, " "), s.Command)
+		if s.Restarts > 0 {
+			fmt.Fprintf(&b, " · restarted %d time(s)", s.Restarts)
+		}
+		fmt.Fprintf(&b, " (%s)", s.Source)
+	}
+	m.out(b.String())
+	return nil
 }
 
 func (m *Model) cmdMCP(args string) tea.Cmd {

@@ -16,6 +16,7 @@ import (
 
 // fakeBackend records what the model asks of the session.
 type fakeBackend struct {
+	lsp        []agent.LanguageServerStatus
 	sent       []string
 	interrupts int
 	modes      []agent.PermissionMode
@@ -57,11 +58,12 @@ func (f *fakeBackend) SetPermissionMode(m agent.PermissionMode) error {
 	f.modes = append(f.modes, m)
 	return nil
 }
-func (f *fakeBackend) Info() agent.ClientInfo                 { return f.info }
-func (f *fakeBackend) MCPServers() []agent.MCPServerStatus    { return nil }
-func (f *fakeBackend) Settings() agent.Settings               { return f.settings }
-func (f *fakeBackend) Hooks() []agent.HookEntry               { return f.hooks }
-func (f *fakeBackend) Sessions() ([]agent.SessionInfo, error) { return f.sessions, nil }
+func (f *fakeBackend) Info() agent.ClientInfo                        { return f.info }
+func (f *fakeBackend) MCPServers() []agent.MCPServerStatus           { return nil }
+func (f *fakeBackend) LanguageServers() []agent.LanguageServerStatus { return f.lsp }
+func (f *fakeBackend) Settings() agent.Settings                      { return f.settings }
+func (f *fakeBackend) Hooks() []agent.HookEntry                      { return f.hooks }
+func (f *fakeBackend) Sessions() ([]agent.SessionInfo, error)        { return f.sessions, nil }
 func (f *fakeBackend) SessionMessages(id string) ([]agent.MessageParam, error) {
 	return f.transcripts[id], nil
 }

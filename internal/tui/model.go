@@ -22,6 +22,7 @@ type backend interface {
 	SetPermissionMode(mode agent.PermissionMode) error
 	Info() agent.ClientInfo
 	MCPServers() []agent.MCPServerStatus
+	LanguageServers() []agent.LanguageServerStatus
 	// Settings are the settings the session runs under.
 	Settings() agent.Settings
 	// Hooks are the session's hooks, with where each is defined.

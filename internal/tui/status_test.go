@@ -44,3 +44,26 @@ func TestStatusNamesTheProvider(t *testing.T) {
 		r.quit()
 	})
 }
+
+// TestLSPListsTheServers: /lsp lists the session's language servers with
+// their state, and says so when there are none.
+func TestLSPListsTheServers(t *testing.T) {
+	t.Run("configured", func(t *testing.T) {
+		srv := llmtest.New(t, llmtest.Reply(llmtest.Text("Hello there.")))
+		r := startRunIn(t, srv, t.TempDir(), "hi", true, "", func(o *agent.Options) {
+			o.Settings = `{"lspServers": {"gopls": {"command": "gopls", "args": ["serve"], "extensionToLanguage": {".go": "go"}}}}`
+		})
+		r.out.waitFor(t, "Hello there.")
+		r.typeKeys("/lsp\r")
+		r.out.waitFor(t, "gopls: not started · .go · gopls")
+		r.quit()
+	})
+	t.Run("none", func(t *testing.T) {
+		srv := llmtest.New(t, llmtest.Reply(llmtest.Text("Hello there.")))
+		r := startRun(t, srv, t.TempDir(), "hi")
+		r.out.waitFor(t, "Hello there.")
+		r.typeKeys("/lsp\r")
+		r.out.waitFor(t, "No language servers are configured")
+		r.quit()
+	})
+}

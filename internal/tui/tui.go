@@ -36,6 +36,7 @@ type Engine interface {
 	SetPermissionMode(mode agent.PermissionMode) error
 	Info() agent.ClientInfo
 	MCPServers() []agent.MCPServerStatus
+	LanguageServers() []agent.LanguageServerStatus
 	Flush(ctx context.Context) error
 	Settings() agent.Settings
 	Hooks() []agent.HookEntry
@@ -273,6 +274,9 @@ func (h *host) Notify(typ, title, message string) []string {
 	return h.engine().Notify(h.ctx, typ, title, message)
 }
 func (h *host) MCPServers() []agent.MCPServerStatus { return h.engine().MCPServers() }
+func (h *host) LanguageServers() []agent.LanguageServerStatus {
+	return h.engine().LanguageServers()
+}
 
 // Clear ends the session and starts a new, empty one with the same options
 // (the mode and model in use carried over); the hooks see a conversation
