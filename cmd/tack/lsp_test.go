@@ -9,25 +9,8 @@ import (
 
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
+	"github.com/tackcode/tack/internal/testbin"
 )
-
-// goplsBin is the gopls scripts/test builds ($TACK_TEST_GOPLS first); in
-// CI a missing one fails the test.
-func goplsBin(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("TACK_TEST_GOPLS")
-	if p == "" {
-		home, _ := os.UserHomeDir()
-		p = filepath.Join(home, ".cache", "tack-test", "bin", "gopls")
-	}
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("gopls missing at %s (scripts/test builds it): %v", p, err)
-		}
-		t.Skipf("gopls missing at %s; run scripts/test", p)
-	}
-	return p
-}
 
 // lspEnv is a Go module whose user settings run gopls through a wrapper
 // that notes each start in the returned marker file.
@@ -37,7 +20,7 @@ func lspEnv(t *testing.T, turns ...llmtest.Turn) (*env, string) {
 	e.write("main.go", "package main\n\nfunc add(a, b int) int { return a + b }\n\nfunc main() {\n\tn := add(1, 2)\n\t_ = n\n}\n")
 	marker := filepath.Join(t.TempDir(), "starts")
 	wrapper := filepath.Join(t.TempDir(), "gopls.sh")
-	script := "#!/bin/sh\necho $$ >> '" + marker + "'\nexec '" + goplsBin(t) + "' \"$@\"\n"
+	script := "#!/bin/sh\necho $$ >> '" + marker + "'\nexec '" + testbin.Gopls(t) + "' \"$@\"\n"
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}

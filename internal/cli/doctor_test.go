@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/tackcode/tack/internal/llm/llmtest"
+
+	"github.com/tackcode/tack/internal/testbin"
 )
 
 // TestHelperTack runs this test binary as tack, with the arguments after
@@ -298,17 +300,7 @@ func TestDoctorChecksEachLanguageServer(t *testing.T) {
 	srv := llmtest.New(t)
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-doctor-0123456789")
 	t.Setenv("ANTHROPIC_BASE_URL", srv.URL())
-	gopls := os.Getenv("TACK_TEST_GOPLS")
-	if gopls == "" {
-		home, _ := os.UserHomeDir()
-		gopls = filepath.Join(home, ".cache", "tack-test", "bin", "gopls")
-	}
-	if _, err := os.Stat(gopls); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("gopls missing at %s (scripts/test builds it)", gopls)
-		}
-		t.Skipf("gopls missing at %s", gopls)
-	}
+	gopls := testbin.Gopls(t)
 	path := e.writeUserSettings(t, fmt.Sprintf(`{"lspServers": {
   "gopls": {"command": %q, "args": ["serve"], "extensionToLanguage": {".go": "go"}},
   "missing": {"command": "no-such-language-server", "extensionToLanguage": {".zz": "zz"}}

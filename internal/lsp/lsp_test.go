@@ -8,25 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// gopls finds the test's gopls: $TACK_TEST_GOPLS, then scripts/test's cache.
-// In CI a missing server fails the test rather than skipping it.
-func gopls(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("TACK_TEST_GOPLS")
-	if p == "" {
-		home, _ := os.UserHomeDir()
-		p = filepath.Join(home, ".cache", "tack-test", "bin", "gopls")
-	}
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("gopls missing at %s (scripts/test installs it): %v", p, err)
-		}
-		t.Skipf("gopls missing at %s; run scripts/test", p)
-	}
-	return p
-}
+	"github.com/tackcode/tack/internal/testbin"
+)
 
 func writeFiles(t *testing.T, root string, files map[string]string) {
 	t.Helper()
@@ -66,7 +50,7 @@ type Greeter struct{ Name string }
 
 func goModule(t *testing.T) (string, *Manager) {
 	t.Helper()
-	bin := gopls(t)
+	bin := testbin.Gopls(t)
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
 		"go.mod":         "module example.com/m\n\ngo 1.22\n",

@@ -224,15 +224,7 @@ func (m *Manager) WatchedFilesChanged(ctx context.Context, paths []string) {
 	if m == nil {
 		return
 	}
-	m.mu.Lock()
-	var running []*client
-	for _, s := range m.servers {
-		if s.client != nil && s.client.alive() {
-			running = append(running, s.client)
-		}
-	}
-	m.mu.Unlock()
-	for _, c := range running {
+	for _, c := range m.running() {
 		var changes []map[string]any
 		for _, p := range paths {
 			if _, ok := c.cfg.ExtensionToLanguage[filepath.Ext(p)]; !ok {
@@ -508,6 +500,19 @@ func hoverText(raw json.RawMessage) string {
 	return ""
 }
 
+// running is the clients of the servers that are up.
+func (m *Manager) running() []*client {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []*client
+	for _, s := range m.servers {
+		if s.client != nil && s.client.alive() {
+			out = append(out, s.client)
+		}
+	}
+	return out
+}
+
 // ResyncOpen re-sends the open files of running servers after a command
 // that may have changed them (Bash): each file whose content on disk
 // differs from what the server has goes out as didChange and
@@ -516,15 +521,7 @@ func (m *Manager) ResyncOpen(ctx context.Context) {
 	if m == nil {
 		return
 	}
-	m.mu.Lock()
-	var running []*client
-	for _, s := range m.servers {
-		if s.client != nil && s.client.alive() {
-			running = append(running, s.client)
-		}
-	}
-	m.mu.Unlock()
-	for _, c := range running {
+	for _, c := range m.running() {
 		if changed := c.openChanged(); len(changed) > 0 {
 			m.WatchedFilesChanged(ctx, changed)
 		}

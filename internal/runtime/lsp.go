@@ -128,15 +128,11 @@ type LanguageServerCheck struct {
 // CheckLanguageServers starts each language server the settings and the
 // enabled plugins of cfg's folder configure, and stops it again.
 func CheckLanguageServers(ctx context.Context, cfg Config) ([]LanguageServerCheck, error) {
-	pl, err := placeOf(cfg)
+	s, err := settingsOnly(cfg)
 	if err != nil {
 		return nil, err
 	}
-	settings, err := readSettings(cfg, pl, optionsEnv(cfg.Env))
-	if err != nil {
-		return nil, err
-	}
-	s := &Session{cfg: cfg, settings: settings, cwd: pl.cwd, root: pl.root, getenv: sessionGetenv(cfg, settings)}
+	settings := s.settings
 	var out []LanguageServerCheck
 	if len(settings.LSPServers) > 0 {
 		// The session reports a bad entry and goes on; the check fails on it.

@@ -172,10 +172,9 @@ type ExtraProviderCheck struct {
 	Err    error
 }
 
-// CheckExtraProviders checks each provider of the settings: its key is
-// resolved as a session resolves it, and its server is asked for its
-// models, with the session's proxies and certificates.
-func CheckExtraProviders(ctx context.Context, cfg Config) ([]ExtraProviderCheck, error) {
+// settingsOnly is a session of cfg's folder that has read its settings and
+// nothing more, for the checks of tack doctor.
+func settingsOnly(cfg Config) (*Session, error) {
 	pl, err := placeOf(cfg)
 	if err != nil {
 		return nil, err
@@ -184,7 +183,18 @@ func CheckExtraProviders(ctx context.Context, cfg Config) ([]ExtraProviderCheck,
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, settings: settings, getenv: sessionGetenv(cfg, settings)}
+	return &Session{cfg: cfg, settings: settings, cwd: pl.cwd, root: pl.root, getenv: sessionGetenv(cfg, settings)}, nil
+}
+
+// CheckExtraProviders checks each provider of the settings: its key is
+// resolved as a session resolves it, and its server is asked for its
+// models, with the session's proxies and certificates.
+func CheckExtraProviders(ctx context.Context, cfg Config) ([]ExtraProviderCheck, error) {
+	s, err := settingsOnly(cfg)
+	if err != nil {
+		return nil, err
+	}
+	settings := s.settings
 	client := cmp.Or(cfg.HTTPClient, transport.FromEnv(s.getenv).Client())
 	names := make([]string, 0, len(settings.Providers))
 	for name := range settings.Providers {

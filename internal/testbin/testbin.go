@@ -32,3 +32,22 @@ func Main(m *testing.M, bin *string, flags ...string) {
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
+
+// Gopls is the gopls the language-server tests run: $TACK_TEST_GOPLS, else
+// the one scripts/test builds into ~/.cache/tack-test/bin. Missing, it
+// fails the test in CI (CI set) and skips it elsewhere.
+func Gopls(t testing.TB) string {
+	t.Helper()
+	p := os.Getenv("TACK_TEST_GOPLS")
+	if p == "" {
+		home, _ := os.UserHomeDir()
+		p = filepath.Join(home, ".cache", "tack-test", "bin", "gopls")
+	}
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("gopls missing at %s (scripts/test builds it): %v", p, err)
+		}
+		t.Skipf("gopls missing at %s; run scripts/test", p)
+	}
+	return p
+}
