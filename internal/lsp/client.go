@@ -26,7 +26,10 @@ type client struct {
 	sent    map[string]string // uri -> text the server has
 	diags   map[string][]Diagnostic
 	diagGen map[string]int // bumped on every publishDiagnostics for a uri
-	notify  chan struct{}  // closed and replaced on each publishDiagnostics
+	// diagVer is the document version the latest diagnostics of a uri are
+	// for, -1 when the server does not say (version is optional).
+	diagVer map[string]int
+	notify  chan struct{} // closed and replaced on each publishDiagnostics
 	stderr  *tailBuffer
 }
 
@@ -84,7 +87,7 @@ func startClient(ctx context.Context, cfg ServerConfig, root string) (*client, e
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	c := &client{cfg: cfg, cmd: cmd, done: make(chan struct{}), opened: map[string]int{}, sent: map[string]string{},
-		diags: map[string][]Diagnostic{}, diagGen: map[string]int{}, notify: make(chan struct{}), stderr: &tailBuffer{}}
+		diags: map[string][]Diagnostic{}, diagGen: map[string]int{}, diagVer: map[string]int{}, notify: make(chan struct{}), stderr: &tailBuffer{}}
 	cmd.Stderr = c.stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -171,12 +174,17 @@ func (c *client) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	case "textDocument/publishDiagnostics":
 		var p struct {
 			URI         string       `json:"uri"`
+			Version     *int         `json:"version"`
 			Diagnostics []Diagnostic `json:"diagnostics"`
 		}
 		if req.Params != nil && json.Unmarshal(*req.Params, &p) == nil {
 			c.mu.Lock()
 			c.diags[p.URI] = p.Diagnostics
 			c.diagGen[p.URI]++
+			c.diagVer[p.URI] = -1
+			if p.Version != nil {
+				c.diagVer[p.URI] = *p.Version
+			}
 			close(c.notify)
 			c.notify = make(chan struct{})
 			c.mu.Unlock()
@@ -238,15 +246,15 @@ func splitDots(s string) []string {
 
 // sync opens the file or sends its new content, so the server sees what is
 // on disk now. It returns the diagnostics generation before the change.
-func (c *client) sync(ctx context.Context, path, languageID string) (int, error) {
+func (c *client) sync(ctx context.Context, path, languageID string) (gen, version int, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return 0, fmt.Errorf("lsp %s: read %s: %w", c.cfg.Name, path, err)
+		return 0, 0, fmt.Errorf("lsp %s: read %s: %w", c.cfg.Name, path, err)
 	}
 	uri := fileURI(path)
 	c.mu.Lock()
 	v, open := c.opened[uri]
-	gen := c.diagGen[uri]
+	gen = c.diagGen[uri]
 	c.opened[uri] = v + 1
 	c.sent[uri] = string(data)
 	c.mu.Unlock()
@@ -259,19 +267,21 @@ func (c *client) sync(ctx context.Context, path, languageID string) (int, error)
 			"contentChanges": []map[string]string{{"text": string(data)}}})
 	}
 	if err != nil {
-		return gen, fmt.Errorf("lsp %s: sync %s: %w", c.cfg.Name, path, err)
+		return gen, v + 1, fmt.Errorf("lsp %s: sync %s: %w", c.cfg.Name, path, err)
 	}
-	return gen, nil
+	return gen, v + 1, nil
 }
 
 // waitDiagnostics waits until the server publishes diagnostics for uri
-// newer than gen, or ctx ends; it returns the latest it has.
-func (c *client) waitDiagnostics(ctx context.Context, uri string, gen int) []Diagnostic {
+// newer than gen and, when it names the document's version, for version
+// or later (a server may still publish for the text before the change:
+// pyright does), or ctx ends; it returns the latest it has.
+func (c *client) waitDiagnostics(ctx context.Context, uri string, gen, version int) []Diagnostic {
 	for {
 		c.mu.Lock()
-		d, g, ch := c.diags[uri], c.diagGen[uri], c.notify
+		d, g, ver, ch := c.diags[uri], c.diagGen[uri], c.diagVer[uri], c.notify
 		c.mu.Unlock()
-		if g > gen {
+		if g > gen && (ver < 0 || ver >= version) {
 			return d
 		}
 		select {

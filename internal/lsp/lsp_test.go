@@ -200,3 +200,57 @@ func TestParseServersErrors(t *testing.T) {
 		t.Fatalf("%+v %v", cfgs, err)
 	}
 }
+
+// pyright is the second language: test/lsp's npm package, which
+// scripts/test installs.
+func pyright(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "test", "lsp", "node_modules", ".bin", "pyright-langserver"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("pyright missing at %s (scripts/test installs test/lsp): %v", p, err)
+		}
+		t.Skipf("pyright missing at %s; run scripts/test", p)
+	}
+	return p
+}
+
+// A second language server, pyright on a small Python project: a
+// definition in another module, and a type error reported after a change,
+// gone after the fix.
+func TestPyrightDefinitionAndDiagnostics(t *testing.T) {
+	bin := pyright(t)
+	root := t.TempDir()
+	app := "from util import double\n\n\ndef main() -> int:\n    return double(2)\n"
+	writeFiles(t, root, map[string]string{
+		"util.py": "def double(n: int) -> int:\n    return 2 * n\n",
+		"app.py":  app,
+	})
+	cfgs, err := ParseServers([]byte(`{"pyright": {"command": "`+bin+`", "args": ["--stdio"], "extensionToLanguage": {".py": "python"}}}`), "settings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewManager(root, cfgs, func(string) {})
+	t.Cleanup(m.Close)
+	if got := run(t, m, "goToDefinition", "app.py", 5, 12); got != "util.py:1:5" {
+		t.Errorf("definition of double = %q, want util.py:1:5", got)
+	}
+	ctx := context.Background()
+	p := filepath.Join(root, "app.py")
+	if err := os.WriteFile(p, []byte(strings.Replace(app, "double(2)", `double("two")`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := m.FileChanged(ctx, p, 60*time.Second)
+	if err != nil || !strings.Contains(out, "app.py:5:") || !strings.Contains(out, "error") {
+		t.Fatalf("after the type error: %q %v", out, err)
+	}
+	if err := os.WriteFile(p, []byte(app), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := m.FileChanged(ctx, p, 60*time.Second); err != nil || strings.Contains(out, "error") {
+		t.Fatalf("after the fix: %q %v", out, err)
+	}
+}

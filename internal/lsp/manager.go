@@ -191,13 +191,13 @@ func (m *Manager) FileChanged(ctx context.Context, path string, wait time.Durati
 	c.mu.Lock()
 	before := append([]Diagnostic(nil), c.diags[uri]...)
 	c.mu.Unlock()
-	gen, err := c.sync(ctx, path, lang)
+	gen, version, err := c.sync(ctx, path, lang)
 	if err != nil {
 		return "", err
 	}
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	after := c.waitDiagnostics(wctx, uri, gen)
+	after := c.waitDiagnostics(wctx, uri, gen, version)
 	return m.formatDiagnostics(path, newDiagnostics(before, after)), nil
 }
 
@@ -235,7 +235,7 @@ func (m *Manager) WatchedFilesChanged(ctx context.Context, paths []string) {
 			_, open := c.opened[fileURI(p)]
 			c.mu.Unlock()
 			if open {
-				_, _ = c.sync(ctx, p, c.cfg.ExtensionToLanguage[filepath.Ext(p)])
+				_, _, _ = c.sync(ctx, p, c.cfg.ExtensionToLanguage[filepath.Ext(p)])
 			}
 		}
 		if len(changes) > 0 {
@@ -322,7 +322,7 @@ func (m *Manager) Run(ctx context.Context, op, path string, line, character int)
 }
 
 func (m *Manager) run(ctx context.Context, c *client, lang, op, path string, line, character int) (string, error) {
-	if _, err := c.sync(ctx, path, lang); err != nil {
+	if _, _, err := c.sync(ctx, path, lang); err != nil {
 		return "", err
 	}
 	var tdp textDocumentPosition
