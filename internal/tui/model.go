@@ -366,6 +366,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	cmds = append(cmds, m.flushPrints())
 	if m.quitting {
+		if m.printing {
+			// A print is on its way: its printedMsg comes back here, what
+			// is still queued is printed then, and the program ends after
+			// the last one (quitting now would lose the queue).
+			return m, tea.Batch(cmds...)
+		}
 		// Whatever is left is printed before the program ends.
 		return m, tea.Sequence(tea.Batch(cmds...), tea.Quit)
 	}
