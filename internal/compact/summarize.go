@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/tackcode/tack/internal/lazyregexp"
 	"github.com/tackcode/tack/internal/llm"
 )
 
@@ -319,9 +319,9 @@ func IsPromptTooLong(err error) bool {
 }
 
 var (
-	tooLongRe = regexp.MustCompile(`(\d+) tokens > (\d+)`)
+	tooLongRe = lazyregexp.New(`(\d+) tokens > (\d+)`)
 	// "input length and `max_tokens` exceed context limit: 188000 + 21333 > 200000"
-	exceedRe = regexp.MustCompile(`(\d+) \+ (\d+) > (\d+)`)
+	exceedRe = lazyregexp.New(`(\d+) \+ (\d+) > (\d+)`)
 )
 
 // PromptTooLongTokens reads the numbers of a prompt-too-long error: the
@@ -331,12 +331,12 @@ func PromptTooLongTokens(err error) (input, limit int, ok bool) {
 	if !IsPromptTooLong(err) || !errors.As(err, &apiErr) {
 		return 0, 0, false
 	}
-	if m := tooLongRe.FindStringSubmatch(apiErr.Message); m != nil {
+	if m := tooLongRe().FindStringSubmatch(apiErr.Message); m != nil {
 		in, err1 := strconv.Atoi(m[1])
 		lim, err2 := strconv.Atoi(m[2])
 		return in, lim, err1 == nil && err2 == nil
 	}
-	if m := exceedRe.FindStringSubmatch(apiErr.Message); m != nil {
+	if m := exceedRe().FindStringSubmatch(apiErr.Message); m != nil {
 		in, err1 := strconv.Atoi(m[1])
 		out, err2 := strconv.Atoi(m[2])
 		window, err3 := strconv.Atoi(m[3])

@@ -3,10 +3,10 @@ package config
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"strconv"
 
 	"github.com/tackcode/tack/internal/jsontree"
+	"github.com/tackcode/tack/internal/lazyregexp"
 	"github.com/tackcode/tack/internal/spell"
 )
 
@@ -51,7 +51,7 @@ var (
 	providerKeys      = []string{"type", "baseURL", "apiKey", "apiKeyEnv", "apiKeyHelper", "headers", "models"}
 	providerModelKeys = []string{"contextWindow", "maxOutputTokens", "inputPrice", "outputPrice", "cacheReadPrice",
 		"tools", "images", "reasoning", "promptCaching"}
-	providerName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	providerName = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 )
 
 // providers reads the "providers" object.
@@ -62,7 +62,7 @@ func (d *document) providers(n *jsontree.Node) *Error {
 	}
 	for _, m := range n.Members {
 		key := join(path, m.Key)
-		if !providerName.MatchString(m.Key) {
+		if !providerName().MatchString(m.Key) {
 			return d.fail(m.KeyOff, key, "a provider's name is letters, digits, '.', '_' and '-' (it is the part before the '/' of its model names)", nil)
 		}
 		if m.Key == "anthropic" || m.Key == "claude" {

@@ -3,12 +3,12 @@ package extension
 import (
 	"embed"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/hook"
+	"github.com/tackcode/tack/internal/lazyregexp"
 	"github.com/tackcode/tack/internal/mcp/mcpconfig"
 	"github.com/tackcode/tack/internal/permission"
 )
@@ -93,7 +93,7 @@ var agentKeys = []string{"name", "description", "tools", "disallowedTools", "mod
 
 // validName is what an agent, skill or plugin name may be: no blanks, no
 // ':' (the namespace separator) and no '/'.
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+var validName = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // agentParser reads agent definitions.
 type agentParser struct {
@@ -133,7 +133,7 @@ func (ap agentParser) fromFields(fields *node, path string, source Source, prefi
 	if a.Name == "" {
 		return nil, errAt(path, fields, "name", `missing "name" (the agent's identifier, such as code-reviewer)`, nil)
 	}
-	if !validName.MatchString(a.Name) {
+	if !validName().MatchString(a.Name) {
 		return nil, errAt(path, nameNode, "name", fmt.Sprintf("invalid agent name %q: use letters, digits, '-', '_' and '.'", a.Name), nil)
 	}
 	a.Name = prefix + a.Name

@@ -2,12 +2,12 @@ package extension
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/tackcode/tack/internal/config"
+	"github.com/tackcode/tack/internal/lazyregexp"
 	"github.com/tackcode/tack/internal/permission"
 	"github.com/tackcode/tack/internal/spell"
 )
@@ -138,7 +138,7 @@ type ToolRef struct {
 }
 
 // agentList matches "Agent(a, b)" and its legacy spelling "Task(a, b)".
-var agentList = regexp.MustCompile(`^(Agent|Task)\s*\((.*)\)$`)
+var agentList = lazyregexp.New(`^(Agent|Task)\s*\((.*)\)$`)
 
 // parseTools checks each entry of a tools list: it must be a valid
 // permission rule naming a known tool (or an MCP tool).
@@ -150,7 +150,7 @@ func (f field) parseTools(items []string, n *node, key string, known func(string
 			at = n.elems[i]
 		}
 		k := fmt.Sprintf("%s[%d]", key, i)
-		if m := agentList.FindStringSubmatch(item); m != nil && strings.Contains(m[2], ",") {
+		if m := agentList().FindStringSubmatch(item); m != nil && strings.Contains(m[2], ",") {
 			var names []string
 			for _, a := range strings.Split(m[2], ",") {
 				if a = strings.TrimSpace(a); a != "" {
@@ -200,7 +200,7 @@ func ruleStrings(refs []ToolRef) []string {
 // modelAliases are the model names that are not ids.
 var modelAliases = []string{"inherit", "sonnet", "opus", "haiku", "fable", "opusplan", "default", "best", "sonnet[1m]", "opus[1m]", "fable[1m]"}
 
-var bareWord = regexp.MustCompile(`^[A-Za-z]+(\[1m\])?$`)
+var bareWord = lazyregexp.New(`^[A-Za-z]+(\[1m\])?$`)
 
 // checkModel accepts an alias, "inherit" or something shaped like a model
 // id; a bare word that is no alias is a typo, not an id.
@@ -208,7 +208,7 @@ func (f field) checkModel(n *node, key, model string) *config.Error {
 	if model == "" || slices.Contains(modelAliases, strings.ToLower(model)) {
 		return nil
 	}
-	if bareWord.MatchString(model) || strings.ContainsAny(model, " \t\n") {
+	if bareWord().MatchString(model) || strings.ContainsAny(model, " \t\n") {
 		return errAt(f.path, n, key, fmt.Sprintf("unknown model %q%s (want sonnet, opus, haiku, inherit or a model id such as claude-sonnet-4-5)", model, didYouMean(model, modelAliases)), nil)
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	yaml "github.com/goccy/go-yaml"
@@ -12,6 +11,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/tackcode/tack/internal/config"
+	"github.com/tackcode/tack/internal/lazyregexp"
 )
 
 // frontmatter is a Markdown file split into its YAML header and its body.
@@ -122,11 +122,11 @@ func parseYAML(src []byte, path string) (n *node, lenient bool, e *config.Error)
 }
 
 // plainValue matches a one-line "key: value" of the top level.
-var plainValue = regexp.MustCompile(`^([a-zA-Z_-]+):[ \t]+(\S.*)$`)
+var plainValue = lazyregexp.New(`^([a-zA-Z_-]+):[ \t]+(\S.*)$`)
 
 // special are the characters that make a plain YAML value mean something
 // else, or not parse.
-var special = regexp.MustCompile("[{}\\[\\]*&#!|>%@`]|: ")
+var special = lazyregexp.New("[{}\\[\\]*&#!|>%@`]|: ")
 
 // quoteValues double-quotes the plain top-level values holding characters
 // that YAML treats specially, leaving quoted values and valid flow lists
@@ -140,7 +140,7 @@ func quoteValues(src string) string {
 			l = strings.Repeat("  ", len(l)-len(trimmed)) + trimmed
 			lines[i] = l
 		}
-		m := plainValue.FindStringSubmatch(l)
+		m := plainValue().FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
@@ -155,7 +155,7 @@ func quoteValues(src string) string {
 				}
 			}
 		}
-		if special.MatchString(val) {
+		if special().MatchString(val) {
 			val = strings.ReplaceAll(strings.ReplaceAll(val, `\`, `\\`), `"`, `\"`)
 			lines[i] = key + `: "` + val + `"`
 		}

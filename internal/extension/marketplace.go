@@ -11,13 +11,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/tackcode/tack/internal/atomicfile"
 	"github.com/tackcode/tack/internal/config"
+	"github.com/tackcode/tack/internal/lazyregexp"
 )
 
 // This file keeps the plugins a user installs from marketplaces, in the
@@ -203,7 +203,7 @@ func (s *Store) Marketplace(name string) (KnownMarketplace, error) {
 	return KnownMarketplace{}, fmt.Errorf("marketplace %q is not known (tack plugin marketplace add SOURCE)", name)
 }
 
-var githubRepo = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
+var githubRepo = lazyregexp.New(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
 
 // ParseMarketplaceSource reads what the user gives `marketplace add`: a
 // local folder (or its marketplace.json), a git URL (https://, ssh,
@@ -243,7 +243,7 @@ func ParseMarketplaceSource(arg, cwd string) (MarketplaceSource, error) {
 		}
 		return MarketplaceSource{Source: "directory", Path: filepath.Clean(p)}, nil
 	}
-	if githubRepo.MatchString(arg) && !strings.HasPrefix(arg, ".") {
+	if githubRepo().MatchString(arg) && !strings.HasPrefix(arg, ".") {
 		return MarketplaceSource{Source: "github", Repo: arg, Ref: ref}, nil
 	}
 	return MarketplaceSource{}, fmt.Errorf("marketplace source %q is neither an existing folder, a git URL nor a GitHub owner/repo", arg)
@@ -269,7 +269,7 @@ func ReadCatalog(dir string) (*Catalog, error) {
 	}
 	c := &Catalog{}
 	nameNode := n.get("name")
-	if nameNode == nil || nameNode.kind != kindString || !validName.MatchString(nameNode.str) {
+	if nameNode == nil || nameNode.kind != kindString || !validName().MatchString(nameNode.str) {
 		return nil, errAt(path, orNode(nameNode, n), "name", `missing or invalid "name" (letters, digits, '-', '_' and '.')`, nil)
 	}
 	c.Name = nameNode.str
@@ -296,7 +296,7 @@ func ReadCatalog(dir string) (*Catalog, error) {
 		}
 		var cp CatalogPlugin
 		nn := e.get("name")
-		if nn == nil || nn.kind != kindString || !validName.MatchString(nn.str) {
+		if nn == nil || nn.kind != kindString || !validName().MatchString(nn.str) {
 			return nil, errAt(path, orNode(nn, e), key+".name", `missing or invalid "name"`, nil)
 		}
 		cp.Name = nn.str
@@ -341,7 +341,7 @@ func pluginSource(n *node, path, key string) (PluginSource, *config.Error) {
 	switch kind {
 	case "github":
 		repo, _ := f.str(n.get("repo"), key+".repo")
-		if !githubRepo.MatchString(repo) {
+		if !githubRepo().MatchString(repo) {
 			return PluginSource{}, errAt(path, n, key+".repo", `a github source needs "repo": "owner/repo"`, nil)
 		}
 		return PluginSource{Kind: "github", Repo: repo, Ref: ref}, nil

@@ -110,7 +110,7 @@ func manifestFrom(n *node, path string) (*Manifest, *config.Error) {
 		return nil, errAt(path, n, "name", `missing "name" (the plugin's name, which prefixes its skills: /name:skill)`, nil)
 	}
 	m.Name = nameNode.str
-	if !validName.MatchString(m.Name) {
+	if !validName().MatchString(m.Name) {
 		return nil, errAt(path, nameNode, "name", fmt.Sprintf("invalid plugin name %q: use letters, digits, '-', '_' and '.', without spaces", m.Name), nil)
 	}
 	for _, s := range []struct {

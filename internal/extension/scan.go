@@ -116,7 +116,7 @@ func scanSkills(dir, prefix string, source Source, pluginRoot string) ([]*Skill,
 			}
 			continue // a folder of supporting files, not a skill
 		}
-		if !validName.MatchString(e.Name()) {
+		if !validName().MatchString(e.Name()) {
 			probs = append(probs, &config.Error{Source: config.Source{Path: path}, Msg: fmt.Sprintf("invalid skill folder name %q: use letters, digits, '-', '_' and '.'", e.Name())})
 			continue
 		}
@@ -159,7 +159,7 @@ func scanCommands(dir, prefix string, source Source, pluginRoot string) ([]*Skil
 				continue
 			}
 			base := strings.TrimSuffix(name, ".md")
-			if !validName.MatchString(base) {
+			if !validName().MatchString(base) {
 				probs = append(probs, &config.Error{Source: config.Source{Path: p}, Msg: fmt.Sprintf("invalid command file name %q: use letters, digits, '-', '_' and '.'", name)})
 				continue
 			}

@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"maps"
 	"os/exec"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tackcode/tack/internal/lazyregexp"
 )
 
 // pipeDrain is how long a command hook's output is still read after its
@@ -21,7 +22,7 @@ import (
 const pipeDrain = 500 * time.Millisecond
 
 // missingScript recognises an interpreter's "no such script" error.
-var missingScript = regexp.MustCompile(`(?i)no such file|can't open`)
+var missingScript = lazyregexp.New(`(?i)no such file|can't open`)
 
 // runCommand runs a command hook: Shell -c COMMAND in Options.Dir or the
 // payload's cwd, the payload on stdin, in a process group of its own that
@@ -96,7 +97,7 @@ func (r *Runner) runCommand(ctx context.Context, h Handler, in Input, payload []
 		ev := in.EventName()
 		// A Stop hook whose script is gone would otherwise keep the model
 		// going forever; Claude Code reads such an exit 2 as a failure too.
-		if (ev == Stop || ev == SubagentStop) && strings.TrimSpace(a.stdout) == "" && missingScript.MatchString(a.stderr) {
+		if (ev == Stop || ev == SubagentStop) && strings.TrimSpace(a.stdout) == "" && missingScript().MatchString(a.stderr) {
 			a.status = StatusError
 			a.message = fmt.Sprintf("hook script appears to be missing: %s", strings.TrimSpace(a.stderr))
 			return a

@@ -9,10 +9,12 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/tackcode/tack/internal/lazyregexp"
 )
 
 // envRef is a $VAR or ${VAR} reference in an http hook's header value.
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
+var envRef = lazyregexp.New(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
 
 // wildcard compiles an allowedHttpHookUrls pattern: "*" matches any run of
 // characters, everything else itself, and the pattern covers the whole URL.
@@ -51,7 +53,7 @@ func (r *Runner) runHTTP(ctx context.Context, h Handler, payload []byte) answer 
 	req.Header.Set("Content-Type", "application/json")
 	allowed := r.headerVars(h)
 	for k, v := range h.Headers {
-		req.Header.Set(k, envRef.ReplaceAllStringFunc(v, func(ref string) string {
+		req.Header.Set(k, envRef().ReplaceAllStringFunc(v, func(ref string) string {
 			name := strings.Trim(ref, "${}")
 			if !slices.Contains(allowed, name) {
 				return ""

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/tackcode/tack/internal/lazyregexp"
 )
 
 // Pattern is a compiled matcher string.
@@ -29,7 +31,7 @@ type Pattern struct {
 }
 
 // listSyntax is what Claude Code treats as a plain name list.
-var listSyntax = regexp.MustCompile(`^[a-zA-Z0-9_|, -]+$`)
+var listSyntax = lazyregexp.New(`^[a-zA-Z0-9_|, -]+$`)
 
 // CompilePattern compiles a matcher string; the error is for a regular
 // expression that does not compile (tack refuses it rather than silently
@@ -39,7 +41,7 @@ func CompilePattern(s string) (Pattern, error) {
 	switch {
 	case s == "" || s == "*":
 		p.all = true
-	case listSyntax.MatchString(s):
+	case listSyntax().MatchString(s):
 		for _, name := range strings.FieldsFunc(s, func(r rune) bool { return r == '|' || r == ',' }) {
 			if name = strings.TrimSpace(name); name != "" {
 				p.names = append(p.names, name)

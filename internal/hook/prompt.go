@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
 
 	"github.com/tackcode/tack/internal/jsonx"
+	"github.com/tackcode/tack/internal/lazyregexp"
 	"github.com/tackcode/tack/internal/llm"
 )
 
@@ -107,7 +107,7 @@ func (r *Runner) runMCPTool(ctx context.Context, h Handler, payload []byte) answ
 }
 
 // placeholder is a ${path} in an mcp_tool hook's input.
-var placeholder = regexp.MustCompile(`\$\{([^{}]*)\}`)
+var placeholder = lazyregexp.New(`\$\{([^{}]*)\}`)
 
 // substituteInput fills an mcp_tool hook's input from the payload: in every
 // string of it (not in keys), each ${path} becomes what path names in the
@@ -135,7 +135,7 @@ func substituteInput(input json.RawMessage, payload []byte) (json.RawMessage, er
 	fill = func(v any) any {
 		switch v := v.(type) {
 		case string:
-			return placeholder.ReplaceAllStringFunc(v, func(m string) string {
+			return placeholder().ReplaceAllStringFunc(v, func(m string) string {
 				path := m[2 : len(m)-1]
 				got, err := lookup(data, path)
 				if err != nil {

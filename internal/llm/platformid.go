@@ -1,8 +1,9 @@
 package llm
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/tackcode/tack/internal/lazyregexp"
 )
 
 // Cloud platforms name the same models differently: Bedrock as inference
@@ -66,7 +67,7 @@ func BedrockRegionID(id, geo string) string {
 }
 
 // platformSuffix is a Bedrock version suffix ("-v1:0", "-v1").
-var platformSuffix = regexp.MustCompile(`-v\d+(:\d+)?$`)
+var platformSuffix = lazyregexp.New(`-v\d+(:\d+)?$`)
 
 // FirstPartyID is the Anthropic API's id for a platform's model id (an
 // inference profile or its ARN, a Vertex id with "@date"); other ids come
@@ -82,7 +83,7 @@ func FirstPartyID(id string) string {
 		}
 	}
 	if rest, ok := strings.CutPrefix(id, "anthropic."); ok {
-		id = platformSuffix.ReplaceAllString(rest, "")
+		id = platformSuffix().ReplaceAllString(rest, "")
 	}
 	return strings.Replace(id, "@", "-", 1)
 }

@@ -102,7 +102,7 @@ func (m *Model) takeImages(prompt string) []agent.ContentBlock {
 	}
 	m.images = nil
 	seen := map[string]bool{}
-	for _, match := range mentionRE.FindAllStringSubmatch(prompt, -1) {
+	for _, match := range mentionRE().FindAllStringSubmatch(prompt, -1) {
 		rel := strings.TrimRight(match[1], ".,;:!?)")
 		if imageType(rel) == "" || seen[rel] {
 			continue

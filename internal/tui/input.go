@@ -7,13 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tackcode/tack/agent"
+
+	"github.com/tackcode/tack/internal/lazyregexp"
 )
 
 // key handles a key press.
@@ -267,14 +268,14 @@ func (m *Model) submit(text string) tea.Cmd {
 // maxMention bounds the size of a file an @mention attaches.
 const maxMention = 256 << 10
 
-var mentionRE = regexp.MustCompile(`(?:^|\s)@(\S+)`)
+var mentionRE = lazyregexp.New(`(?:^|\s)@(\S+)`)
 
 // attachMentions adds the files the prompt @mentions after it, so the
 // model has them without reading them first.
 func (m *Model) attachMentions(prompt string) string {
 	var b strings.Builder
 	seen := map[string]bool{}
-	for _, match := range mentionRE.FindAllStringSubmatch(prompt, -1) {
+	for _, match := range mentionRE().FindAllStringSubmatch(prompt, -1) {
 		rel := strings.TrimRight(match[1], ".,;:!?)")
 		path := rel
 		if !filepath.IsAbs(path) {

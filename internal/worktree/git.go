@@ -8,10 +8,11 @@ import (
 	mrand "math/rand/v2"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/tackcode/tack/internal/lazyregexp"
 )
 
 // gitError is a failed git command: its arguments, how it failed, and what
@@ -155,7 +156,7 @@ func gitRetry(ctx context.Context, dir string, extra []string, args ...string) (
 
 // busyWorktree matches a path to a file of another worktree's
 // administrative directory, <git dir>/worktrees/<id>/..., in a message.
-var busyWorktree = regexp.MustCompile(`worktrees/[^/\s'"]+/(commondir|gitdir|HEAD|locked)\b`)
+var busyWorktree = lazyregexp.New(`worktrees/[^/\s'"]+/(commondir|gitdir|HEAD|locked)\b`)
 
 // transient reports whether err is git failing because of another git
 // process at work in the repository, which the same command may not meet a
@@ -174,5 +175,5 @@ func transient(err error) bool {
 	}
 	s := strings.ToLower(ge.stderr)
 	return strings.Contains(s, ".lock") || strings.Contains(s, "could not lock") ||
-		strings.Contains(s, "unable to lock") || busyWorktree.MatchString(ge.stderr)
+		strings.Contains(s, "unable to lock") || busyWorktree().MatchString(ge.stderr)
 }

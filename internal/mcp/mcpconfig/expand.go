@@ -2,13 +2,14 @@ package mcpconfig
 
 import (
 	"net/url"
-	"regexp"
 	"strings"
+
+	"github.com/tackcode/tack/internal/lazyregexp"
 )
 
 // varRef matches ${…} as Claude Code does: a '$', a '{', one or more
 // characters other than '}', and the '}'.
-var varRef = regexp.MustCompile(`\$\{([^}]+)\}`)
+var varRef = lazyregexp.New(`\$\{([^}]+)\}`)
 
 // Expand replaces ${VAR} and ${VAR:-default} in s, as Claude Code expands
 // the command, args, env values, url and header values of an MCP entry.
@@ -26,7 +27,7 @@ func Expand(s string, lookup func(string) (string, bool)) (out string, missing [
 	if !strings.Contains(s, "${") {
 		return s, nil
 	}
-	out = varRef.ReplaceAllStringFunc(s, func(ref string) string {
+	out = varRef().ReplaceAllStringFunc(s, func(ref string) string {
 		content := ref[2 : len(ref)-1]
 		name, def, hasDef := strings.Cut(content, ":-")
 		if v, ok := lookup(name); ok {
@@ -62,7 +63,7 @@ var secretFree = map[string]bool{"": true, "bearer": true, "basic": true, "token
 // raw is the value as written in the file, before expansion.
 func MaskValue(raw string) string {
 	if strings.Contains(raw, "${") {
-		rest := varRef.ReplaceAllString(raw, "")
+		rest := varRef().ReplaceAllString(raw, "")
 		if secretFree[strings.ToLower(strings.TrimSpace(rest))] {
 			return raw
 		}

@@ -60,7 +60,7 @@ func (d *doc) errAt(off int, server, key, msg string) *config.Error {
 // key is not a plain name.
 func joinKey(path, key string) string {
 	switch {
-	case !validName.MatchString(key):
+	case !validName().MatchString(key):
 		return path + "[" + string(appendQuoted(nil, key)) + "]"
 	case path == "":
 		return key

@@ -33,11 +33,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/tackcode/tack/internal/config"
+	"github.com/tackcode/tack/internal/lazyregexp"
 )
 
 // Scope is where a server is defined.
@@ -225,13 +225,13 @@ type HealthCheck func(ctx context.Context, s Server) (status, detail string)
 // user gave them.
 type KV struct{ Key, Value string }
 
-var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+var validName = lazyregexp.New(`^[a-zA-Z0-9_-]+$`)
 
 // ValidName checks a name for a new server as Claude Code does: letters,
 // digits, hyphens and underscores. Servers read from files may have other
 // names; NormalizeName gives the form tool names use.
 func ValidName(name string) error {
-	if !validName.MatchString(name) {
+	if !validName().MatchString(name) {
 		return fmt.Errorf("invalid server name %q: names can only contain letters, numbers, hyphens and underscores", name)
 	}
 	return nil
