@@ -24,7 +24,7 @@ else
     fail "building tack needs Go: add actions/setup-go before this step, or set tack_path to a tack binary"
   bin="$RUNNER_TEMP/tack-bin/tack"
   echo "building tack from $root"
-  (cd "$root" && go build -o "$bin" ./cmd/tack) || fail "go build of tack in $root failed (see the log above)"
+  (cd "$root" && CGO_ENABLED=0 go build -o "$bin" ./cmd/tack) || fail "go build of tack in $root failed (see the log above)"
 fi
 
 version=$("$bin" --version) || fail "$bin --version failed: it is not a working tack binary"

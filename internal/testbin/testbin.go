@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -22,6 +23,7 @@ func Main(m *testing.M, bin *string, flags ...string) {
 	*bin = filepath.Join(dir, "tack")
 	args := append([]string{"build", "-o", *bin}, flags...)
 	build := exec.Command("go", append(args, "github.com/tackcode/tack/cmd/tack")...)
+	build.Env = BuildEnv(flags...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build tack:", err)
@@ -31,6 +33,16 @@ func Main(m *testing.M, bin *string, flags ...string) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// BuildEnv is the environment in which to build tack as the README says
+// to: without cgo (CGO_ENABLED=0), a static binary that maps no C library.
+// The race detector needs cgo, so a "-race" build keeps it.
+func BuildEnv(flags ...string) []string {
+	if slices.Contains(flags, "-race") {
+		return os.Environ()
+	}
+	return append(os.Environ(), "CGO_ENABLED=0")
 }
 
 // Gopls is the gopls the language-server tests run: $TACK_TEST_GOPLS, else

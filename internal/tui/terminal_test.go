@@ -17,6 +17,7 @@ import (
 
 	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/llm/llmtest"
+	"github.com/tackcode/tack/internal/testbin"
 )
 
 var (
@@ -35,7 +36,9 @@ func buildTack(t *testing.T) string {
 			return
 		}
 		tackBin = filepath.Join(dir, "tack")
-		out, err := exec.Command("go", "build", "-o", tackBin, "github.com/tackcode/tack/cmd/tack").CombinedOutput()
+		build := exec.Command("go", "build", "-o", tackBin, "github.com/tackcode/tack/cmd/tack")
+		build.Env = testbin.BuildEnv()
+		out, err := build.CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("build tack: %v\n%s", err, out)
 		}
