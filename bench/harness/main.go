@@ -9,7 +9,15 @@
 //     Read itself, measured in-process, is subtracted too);
 //   - the size of the first request.
 //
-// Usage: go run ./bench/harness [-runs 15] [-roundtrips 20] [-tack PATH] [-claude PATH]
+// Beside tack it runs the floor programs of bench/floor, built static: a
+// minimal streamed request with net/http for `-p "say hi"`, a hello for
+// `--version`; tack's figures are printed as a ratio to theirs.
+//
+// With -baseline naming another tack binary (an earlier commit's, say), it
+// runs the same scenarios on that one too and prints tack/baseline, so that
+// a change's cost to start-up and memory is read from one run.
+//
+// Usage: go run ./bench/harness [-runs 15] [-roundtrips 20] [-tack PATH] [-baseline PATH] [-claude PATH]
 package main
 
 import (
@@ -24,7 +32,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -39,8 +46,9 @@ func main() {
 	roundTrips := flag.Int("roundtrips", 20, "tool round trips in the round-trip scenario")
 	tackPath := flag.String("tack", "", "tack binary (default: build ./cmd/tack)")
 	claudePath := flag.String("claude", os.Getenv("CLAUDE_BIN"), "Claude Code binary to compare with (default $CLAUDE_BIN)")
+	baselinePath := flag.String("baseline", "", "another tack binary to compare with, e.g. an earlier commit's")
 	flag.Parse()
-	if err := run(*runs, *roundTrips, *tackPath, *claudePath); err != nil {
+	if err := run(*runs, *roundTrips, *tackPath, *baselinePath, *claudePath); err != nil {
 		fmt.Fprintln(os.Stderr, "harness:", err)
 		os.Exit(1)
 	}
@@ -49,10 +57,20 @@ func main() {
 // subject is one program under measurement.
 type subject struct {
 	name string
-	bin  string
-	args []string // before the prompt
-	env  []string
+	// ratio is how its figure is compared with tack's: "claude/tack"
+	// (how many times tack's), "tack/floor" (how far tack is from the
+	// least a Go program can do) or "tack/baseline" (what a change costs).
+	ratio string
+	bin   string
+	args  []string // before the prompt
+	env   []string
+	// sayHiOnly is a subject that cannot run tools: the round-trip
+	// scenario is not run on it.
+	sayHiOnly bool
 }
+
+// perTack reports whether s's ratio has tack's figure on top.
+func (s subject) perTack() bool { return strings.HasPrefix(s.ratio, "tack/") }
 
 // sample is one run of a scenario.
 type sample struct {
@@ -61,22 +79,32 @@ type sample struct {
 	cpu            time.Duration
 	maxRSSKB       int64
 	firstBytes     int
+	lastByteToExit time.Duration // from the end of the last response to the exit
 	gap            time.Duration // median client time per round trip
 }
 
-func run(runs, roundTrips int, tackPath, claudePath string) error {
+func run(runs, roundTrips int, tackPath, baselinePath, claudePath string) error {
 	work, err := os.MkdirTemp("", "tack-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(work)
 	if tackPath == "" {
-		tackPath = filepath.Join(work, "tack")
-		build := exec.Command("go", "build", "-o", tackPath, "./cmd/tack")
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("build tack: %w", err)
+		if tackPath, err = buildStatic(work, "./cmd/tack"); err != nil { // as the README builds it
+			return err
 		}
+	}
+	floorStream, err := buildStatic(work, "./bench/floor/stream")
+	if err != nil {
+		return err
+	}
+	floorHello, err := buildStatic(work, "./bench/floor/hello")
+	if err != nil {
+		return err
+	}
+	launcher, err := buildStatic(work, "./bench/launch")
+	if err != nil {
+		return err
 	}
 	repo := filepath.Join(work, "repo")
 	if err := os.MkdirAll(repo, 0o755); err != nil {
@@ -87,22 +115,33 @@ func run(runs, roundTrips int, tackPath, claudePath string) error {
 		return err
 	}
 
-	subjects := []subject{{name: "tack", bin: tackPath, args: []string{"-p"}}}
+	subjects := []subject{{name: "tack", bin: tackPath, args: []string{"-p"}},
+		{name: "floor", ratio: "tack/floor", bin: floorStream, sayHiOnly: true}}
+	if baselinePath != "" {
+		subjects = append(subjects, subject{name: "baseline", ratio: "tack/baseline", bin: baselinePath, args: []string{"-p"}})
+	}
 	if claudePath != "" {
-		subjects = append(subjects, subject{name: "claude", bin: claudePath, args: []string{"-p"},
+		subjects = append(subjects, subject{name: "claude", ratio: "claude/tack", bin: claudePath, args: []string{"-p"},
 			env: []string{"DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
 				"DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1"}})
 	}
 
 	readCost := measureRead(target, 200)
-	fmt.Printf("runs per scenario: %d; round trips per run: %d; in-process Read of a 3-line file: %s (median)\n\n",
+	fmt.Printf("runs per scenario: %d; round trips per run: %d; in-process Read of a 3-line file: %s (median)\n",
 		runs, roundTrips, readCost)
+	if floor, err := launchFloor(launcher, floorHello); err == nil {
+		fmt.Printf("each program is started by bench/launch, whose own peak RSS, %s, is the lowest RSS it can report\n\n", mib(float64(floor)/1024))
+	}
 
 	results := map[string][2][]sample{}
 	for _, s := range subjects {
-		hi, err := scenario(s, work, repo, "say hi", []llmtest.Turn{llmtest.Reply(llmtest.Text("hi"))}, runs)
+		hi, err := scenario(launcher, s, work, repo, "say hi", []llmtest.Turn{llmtest.Reply(llmtest.Text("hi"))}, runs)
 		if err != nil {
 			return fmt.Errorf("%s say hi: %w", s.name, err)
+		}
+		if s.sayHiOnly {
+			results[s.name] = [2][]sample{hi, nil}
+			continue
 		}
 		turns := make([]llmtest.Turn, 0, roundTrips+1)
 		for i := range roundTrips {
@@ -111,7 +150,7 @@ func run(runs, roundTrips int, tackPath, claudePath string) error {
 			turns = append(turns, llmtest.Reply(llmtest.ToolUse("Read", map[string]any{"file_path": target, "limit": 100 + i})))
 		}
 		turns = append(turns, llmtest.Reply(llmtest.Text("done")))
-		rt, err := scenario(s, work, repo, "read notes.txt", turns, runs)
+		rt, err := scenario(launcher, s, work, repo, "read notes.txt", turns, runs)
 		if err != nil {
 			return fmt.Errorf("%s round trips: %w", s.name, err)
 		}
@@ -120,8 +159,8 @@ func run(runs, roundTrips int, tackPath, claudePath string) error {
 
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	header := "metric (median)\ttack\t"
-	if claudePath != "" {
-		header += "claude\tclaude/tack\t"
+	for _, o := range subjects[1:] {
+		header += o.name + "\t" + o.ratio + "\t"
 	}
 	fmt.Fprintln(tw, header+"target\t")
 	rows := []struct {
@@ -131,12 +170,15 @@ func run(runs, roundTrips int, tackPath, claudePath string) error {
 		format func(float64) string
 		which  int
 	}{
-		{"launch to first request", "≤ 15 ms", func(s []sample) float64 {
+		{"launch to first request", "≤ 5 ms", func(s []sample) float64 {
 			return medianDur(s, func(x sample) time.Duration { return x.toFirstRequest })
 		}, ms, 0},
+		{"last response byte to exit", "≤ 2 ms", func(s []sample) float64 {
+			return medianDur(s, func(x sample) time.Duration { return x.lastByteToExit })
+		}, ms, 0},
 		{"wall time, -p \"say hi\"", "", func(s []sample) float64 { return medianDur(s, func(x sample) time.Duration { return x.wall }) }, ms, 0},
-		{"CPU time, -p \"say hi\"", "≤ 30 ms", func(s []sample) float64 { return medianDur(s, func(x sample) time.Duration { return x.cpu }) }, ms, 0},
-		{"max RSS, -p \"say hi\"", "≤ 25 MiB", func(s []sample) float64 { return medianInt(s, func(x sample) int64 { return x.maxRSSKB }) / 1024 }, mib, 0},
+		{"CPU time, -p \"say hi\"", "≤ 2× floor", func(s []sample) float64 { return medianDur(s, func(x sample) time.Duration { return x.cpu }) }, ms, 0},
+		{"max RSS, -p \"say hi\"", "≤ 12 MB", func(s []sample) float64 { return medianInt(s, func(x sample) int64 { return x.maxRSSKB }) / 1024 }, mib, 0},
 		{"first request size", "≤ 25 KB", func(s []sample) float64 {
 			return medianInt(s, func(x sample) int64 { return int64(x.firstBytes) }) / 1024
 		}, kb, 0},
@@ -145,19 +187,23 @@ func run(runs, roundTrips int, tackPath, claudePath string) error {
 	for _, r := range rows {
 		t := r.get(results["tack"][r.which])
 		line := fmt.Sprintf("%s\t%s\t", r.name, r.format(t))
-		if claudePath != "" {
-			c := r.get(results["claude"][r.which])
-			line += fmt.Sprintf("%s\t%.1f×\t", r.format(c), c/t)
+		for _, o := range subjects[1:] {
+			if len(results[o.name][r.which]) == 0 {
+				line += "–\t\t"
+				continue
+			}
+			line += compare(o, t, r.get(results[o.name][r.which]), r.format)
 		}
 		fmt.Fprintln(tw, line+r.target+"\t")
 	}
 	gap := time.Duration(medianDur(results["tack"][1], func(x sample) time.Duration { return x.gap }) * float64(time.Millisecond))
 	line := fmt.Sprintf("tack harness per round trip (excl. Read)\t%s\t", ms(float64(gap-readCost)/float64(time.Millisecond)))
-	if claudePath != "" {
-		line += "\t\t"
-	}
-	fmt.Fprintln(tw, line+"≤ 2 ms\t")
+	line += strings.Repeat("\t\t", len(subjects)-1)
+	fmt.Fprintln(tw, line+"≤ 1 ms\t")
 	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if err := versionRuns(launcher, subjects, floorHello, runs); err != nil {
 		return err
 	}
 	if err := longRuns(work, repo, tackPath, target); err != nil {
@@ -167,10 +213,10 @@ func run(runs, roundTrips int, tackPath, claudePath string) error {
 }
 
 // scenario runs prompt runs times against a fresh fake API serving turns.
-func scenario(s subject, work, repo, prompt string, turns []llmtest.Turn, runs int) ([]sample, error) {
+func scenario(launcher string, s subject, work, repo, prompt string, turns []llmtest.Turn, runs int) ([]sample, error) {
 	var violations []string
 	srv, err := llmtest.NewServer(llmtest.Options{
-		Turns: turns, ByConversation: true, Loop: true, Lenient: s.name != "tack",
+		Turns: turns, ByConversation: true, Loop: true, Lenient: s.name == "claude" || s.name == "floor",
 		OnViolation: func(err error) {
 			violations = append(violations, err.Error())
 		},
@@ -186,7 +232,7 @@ func scenario(s subject, work, repo, prompt string, turns []llmtest.Turn, runs i
 	var out []sample
 	for i := 0; i < runs; i++ {
 		before := len(srv.Requests())
-		cmd := exec.Command(s.bin, append(append([]string(nil), s.args...), prompt)...)
+		cmd := exec.Command(launcher, append(append([]string{s.bin}, s.args...), prompt)...)
 		cmd.Dir = repo
 		cmd.Env = append([]string{
 			"PATH=" + os.Getenv("PATH"), "HOME=" + home, "SHELL=/bin/bash", "IS_SANDBOX=1",
@@ -195,32 +241,19 @@ func scenario(s subject, work, repo, prompt string, turns []llmtest.Turn, runs i
 		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
-		start := time.Now()
-		if err := cmd.Start(); err != nil {
-			return nil, err
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		waitErr := waitCtx(ctx, cmd)
-		cancel()
-		wall := time.Since(start)
-		if waitErr != nil {
-			return nil, fmt.Errorf("run %d: %w\n%s", i, waitErr, stderr.String())
+		rep, err := launched(cmd)
+		if err != nil {
+			return nil, fmt.Errorf("run %d: %w\n%s", i, err, stderr.String())
 		}
 		reqs := srv.Requests()[before:]
 		reqs = slices.DeleteFunc(reqs, func(r llmtest.Request) bool { return r.Path != "/v1/messages" })
 		if len(reqs) == 0 {
 			return nil, fmt.Errorf("run %d made no request\n%s", i, stderr.String())
 		}
-		ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		smp := sample{
-			toFirstRequest: reqs[0].Received.Sub(start),
-			wall:           wall,
-			cpu:            cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(),
-			firstBytes:     len(reqs[0].Body),
-		}
-		if ru != nil {
-			smp.maxRSSKB = ru.Maxrss
-		}
+		smp := rep.sample()
+		smp.toFirstRequest = reqs[0].Received.Sub(rep.start())
+		smp.lastByteToExit = rep.exit().Sub(reqs[len(reqs)-1].Done)
+		smp.firstBytes = len(reqs[0].Body)
 		smp.gap = roundTripGap(reqs)
 		out = append(out, smp)
 	}
@@ -228,6 +261,90 @@ func scenario(s subject, work, repo, prompt string, turns []llmtest.Turn, runs i
 		fmt.Fprintf(os.Stderr, "%s: %d requests differed from tack's invariants, e.g. %s\n", s.name, len(violations), violations[0])
 	}
 	return out, nil
+}
+
+// compare is the cells of o's figure c beside tack's t: the figure and
+// the ratio o.ratio names.
+func compare(o subject, t, c float64, format func(float64) string) string {
+	if o.perTack() {
+		return fmt.Sprintf("%s\t%.2f×\t", format(c), t/c)
+	}
+	return fmt.Sprintf("%s\t%.1f×\t", format(c), c/t)
+}
+
+// versionRuns times `--version` of each subject that has one, and the
+// static hello as its floor, and prints them as a second table.
+func versionRuns(launcher string, subjects []subject, hello string, runs int) error {
+	fmt.Println()
+	others := []subject{{name: "floor", ratio: "tack/floor", bin: hello}}
+	for _, s := range subjects[1:] {
+		if !s.sayHiOnly {
+			others = append(others, s)
+		}
+	}
+	measure := func(s subject) ([]sample, error) {
+		args := []string{"--version"}
+		if s.name == "floor" {
+			args = nil
+		}
+		out := make([]sample, 0, runs)
+		for range runs {
+			cmd := exec.Command(launcher, append([]string{s.bin}, args...)...)
+			cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, s.env...)
+			rep, err := launched(cmd)
+			if err != nil {
+				return nil, fmt.Errorf("%s --version: %w", s.name, err)
+			}
+			out = append(out, rep.sample())
+		}
+		return out, nil
+	}
+	t, err := measure(subjects[0])
+	if err != nil {
+		return err
+	}
+	got := map[string][]sample{}
+	for _, o := range others {
+		if got[o.name], err = measure(o); err != nil {
+			return err
+		}
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	header := "--version (median)\ttack\t"
+	for _, o := range others {
+		header += o.name + "\t" + o.ratio + "\t"
+	}
+	fmt.Fprintln(tw, header+"target\t")
+	for _, r := range []struct {
+		name, target string
+		get          func(s []sample) float64
+		format       func(float64) string
+	}{
+		{"wall time", "", func(s []sample) float64 { return medianDur(s, func(x sample) time.Duration { return x.wall }) }, ms},
+		{"CPU time", "≤ 2× floor", func(s []sample) float64 { return medianDur(s, func(x sample) time.Duration { return x.cpu }) }, ms},
+		{"max RSS", "≤ 10 MB", func(s []sample) float64 { return medianInt(s, func(x sample) int64 { return x.maxRSSKB }) / 1024 }, mib},
+	} {
+		tv := r.get(t)
+		line := fmt.Sprintf("%s\t%s\t", r.name, r.format(tv))
+		for _, o := range others {
+			line += compare(o, tv, r.get(got[o.name]), r.format)
+		}
+		fmt.Fprintln(tw, line+r.target+"\t")
+	}
+	return tw.Flush()
+}
+
+// buildStatic builds the package pkg of this module into work, with
+// CGO_ENABLED=0 as the README builds tack.
+func buildStatic(work, pkg string) (string, error) {
+	bin := filepath.Join(work, filepath.Base(pkg))
+	build := exec.Command("go", "build", "-o", bin, pkg)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("build %s: %w", pkg, err)
+	}
+	return bin, nil
 }
 
 // roundTripGap is the median time from the end of one response to the next
@@ -268,6 +385,61 @@ func measureRead(path string, n int) time.Duration {
 	}
 	slices.Sort(times)
 	return times[n/2]
+}
+
+// launchReport is the line bench/launch writes for the run it watched.
+type launchReport struct {
+	StartUnixNano int64 `json:"start_unix_nano"`
+	ExitUnixNano  int64 `json:"exit_unix_nano"`
+	UserNanos     int64 `json:"user_nanos"`
+	SystemNanos   int64 `json:"system_nanos"`
+	MaxRSSKB      int64 `json:"max_rss_kb"`
+	SelfMaxRSSKB  int64 `json:"self_max_rss_kb"`
+	ExitCode      int   `json:"exit_code"`
+}
+
+func (r launchReport) start() time.Time { return time.Unix(0, r.StartUnixNano) }
+func (r launchReport) exit() time.Time  { return time.Unix(0, r.ExitUnixNano) }
+
+func (r launchReport) sample() sample {
+	return sample{wall: r.exit().Sub(r.start()), cpu: time.Duration(r.UserNanos + r.SystemNanos), maxRSSKB: r.MaxRSSKB}
+}
+
+// launched runs cmd, a bench/launch command line, within two minutes, and
+// returns launch's report of the program it started.
+func launched(cmd *exec.Cmd) (launchReport, error) {
+	var rep launchReport
+	r, w, err := os.Pipe()
+	if err != nil {
+		return rep, err
+	}
+	defer r.Close()
+	cmd.ExtraFiles = []*os.File{w}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		return rep, err
+	}
+	line := make(chan []byte, 1)
+	go func() { b, _ := io.ReadAll(r); line <- b }()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := waitCtx(ctx, cmd); err != nil {
+		return rep, err
+	}
+	if err := json.Unmarshal(<-line, &rep); err != nil {
+		return rep, fmt.Errorf("launch report: %w", err)
+	}
+	if rep.ExitCode != 0 {
+		return rep, fmt.Errorf("exit status %d", rep.ExitCode)
+	}
+	return rep, nil
+}
+
+// launchFloor is bench/launch's own peak RSS in KB.
+func launchFloor(launcher, hello string) (int64, error) {
+	rep, err := launched(exec.Command(launcher, hello))
+	return rep.SelfMaxRSSKB, err
 }
 
 func waitCtx(ctx context.Context, cmd *exec.Cmd) error {
