@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/charmbracelet/x/powernap/pkg/lsp/protocol"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -22,13 +23,14 @@ type client struct {
 	done chan struct{} // closed when the process has exited
 
 	mu      sync.Mutex
-	opened  map[string]int    // uri -> version
-	sent    map[string]string // uri -> text the server has
-	diags   map[string][]Diagnostic
-	diagGen map[string]int // bumped on every publishDiagnostics for a uri
+	opened  map[protocol.DocumentURI]int32  // version
+	sent    map[protocol.DocumentURI]string // text the server has
+	diags   map[protocol.DocumentURI][]protocol.Diagnostic
+	diagGen map[protocol.DocumentURI]int // bumped on every publishDiagnostics for a uri
 	// diagVer is the document version the latest diagnostics of a uri are
-	// for, -1 when the server does not say (version is optional).
-	diagVer map[string]int
+	// for, 0 when the server does not say (version is optional, and the
+	// library's type reads an absent one as 0: tack's versions start at 1).
+	diagVer map[protocol.DocumentURI]int32
 	notify  chan struct{} // closed and replaced on each publishDiagnostics
 	stderr  *tailBuffer
 }
@@ -86,8 +88,9 @@ func startClient(ctx context.Context, cfg ServerConfig, root string) (*client, e
 	for k, v := range cfg.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	c := &client{cfg: cfg, cmd: cmd, done: make(chan struct{}), opened: map[string]int{}, sent: map[string]string{},
-		diags: map[string][]Diagnostic{}, diagGen: map[string]int{}, diagVer: map[string]int{}, notify: make(chan struct{}), stderr: &tailBuffer{}}
+	c := &client{cfg: cfg, cmd: cmd, done: make(chan struct{}), opened: map[protocol.DocumentURI]int32{}, sent: map[protocol.DocumentURI]string{},
+		diags: map[protocol.DocumentURI][]protocol.Diagnostic{}, diagGen: map[protocol.DocumentURI]int{}, diagVer: map[protocol.DocumentURI]int32{},
+		notify: make(chan struct{}), stderr: &tailBuffer{}}
 	cmd.Stderr = c.stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -110,44 +113,38 @@ func startClient(ctx context.Context, cfg ServerConfig, root string) (*client, e
 	}
 	ictx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	params := map[string]any{
-		"processId":        os.Getpid(),
-		"rootUri":          fileURI(folder),
-		"workspaceFolders": []map[string]string{{"uri": fileURI(folder), "name": filepath.Base(folder)}},
-		"capabilities": map[string]any{
-			"textDocument": map[string]any{
-				"synchronization":    map[string]any{"didSave": true},
-				"publishDiagnostics": map[string]any{},
-				"hover":              map[string]any{"contentFormat": []string{"plaintext", "markdown"}},
-				"definition":         map[string]any{"linkSupport": true},
-				"implementation":     map[string]any{"linkSupport": true},
-				"documentSymbol":     map[string]any{"hierarchicalDocumentSymbolSupport": true},
-				"callHierarchy":      map[string]any{},
-			},
-			"workspace": map[string]any{
-				"configuration":         true,
-				"workspaceFolders":      true,
-				"didChangeWatchedFiles": map[string]any{"dynamicRegistration": false},
-				"symbol":                map[string]any{},
-			},
-		},
-	}
-	if len(cfg.InitializationOptions) > 0 {
-		params["initializationOptions"] = cfg.InitializationOptions
-	}
-	var res json.RawMessage
-	if err := c.conn.Call(ictx, "initialize", params, &res); err != nil {
+	var res protocol.InitializeResult
+	if err := c.conn.Call(ictx, "initialize", initializeParams(cfg, folder), &res); err != nil {
 		c.close()
 		return nil, fmt.Errorf("lsp %s: initialize: %w%s", cfg.Name, err, c.stderrNote())
 	}
-	if err := c.conn.Notify(ictx, "initialized", map[string]any{}); err != nil {
+	if err := c.conn.Notify(ictx, "initialized", protocol.InitializedParams{}); err != nil {
 		c.close()
 		return nil, fmt.Errorf("lsp %s: initialized: %w", cfg.Name, err)
 	}
 	if len(cfg.Settings) > 0 {
-		_ = c.conn.Notify(ictx, "workspace/didChangeConfiguration", map[string]any{"settings": cfg.Settings})
+		_ = c.conn.Notify(ictx, "workspace/didChangeConfiguration", protocol.DidChangeConfigurationParams{Settings: cfg.Settings})
 	}
 	return c, nil
+}
+
+func initializeParams(cfg ServerConfig, folder string) protocol.InitializeParams {
+	p := protocol.InitializeParams{
+		XInitializeParams: protocol.XInitializeParams{
+			ProcessID:    int32(os.Getpid()),
+			RootURI:      protocol.URIFromPath(folder),
+			Capabilities: clientCapabilities(),
+		},
+		WorkspaceFoldersInitializeParams: protocol.WorkspaceFoldersInitializeParams{WorkspaceFolders: workspaceFolders(folder)},
+	}
+	if len(cfg.InitializationOptions) > 0 {
+		p.InitializationOptions = cfg.InitializationOptions
+	}
+	return p
+}
+
+func workspaceFolders(folder string) []protocol.WorkspaceFolder {
+	return []protocol.WorkspaceFolder{{URI: string(protocol.URIFromPath(folder)), Name: filepath.Base(folder)}}
 }
 
 func (c *client) stderrNote() string {
@@ -172,40 +169,29 @@ func (c *client) alive() bool {
 func (c *client) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
 	switch req.Method {
 	case "textDocument/publishDiagnostics":
-		var p struct {
-			URI         string       `json:"uri"`
-			Version     *int         `json:"version"`
-			Diagnostics []Diagnostic `json:"diagnostics"`
-		}
+		var p protocol.PublishDiagnosticsParams
 		if req.Params != nil && json.Unmarshal(*req.Params, &p) == nil {
 			c.mu.Lock()
 			c.diags[p.URI] = p.Diagnostics
 			c.diagGen[p.URI]++
-			c.diagVer[p.URI] = -1
-			if p.Version != nil {
-				c.diagVer[p.URI] = *p.Version
-			}
+			c.diagVer[p.URI] = p.Version
 			close(c.notify)
 			c.notify = make(chan struct{})
 			c.mu.Unlock()
 		}
 		return nil, nil
 	case "workspace/configuration":
-		var p struct {
-			Items []struct {
-				Section string `json:"section"`
-			} `json:"items"`
-		}
+		var p protocol.ConfigurationParams
 		if req.Params != nil {
 			_ = json.Unmarshal(*req.Params, &p)
 		}
-		out := make([]any, len(p.Items))
+		out := make([]protocol.LSPAny, len(p.Items))
 		for i, it := range p.Items {
 			out[i] = c.section(it.Section)
 		}
 		return out, nil
 	case "workspace/workspaceFolders":
-		return []map[string]string{{"uri": fileURI(c.cmd.Dir), "name": filepath.Base(c.cmd.Dir)}}, nil
+		return workspaceFolders(c.cmd.Dir), nil
 	}
 	// registerCapability, workDoneProgress/create, showMessageRequest: a
 	// null answer keeps the server going.
@@ -213,7 +199,7 @@ func (c *client) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 }
 
 // section looks a dotted configuration section up in the configured settings.
-func (c *client) section(name string) any {
+func (c *client) section(name string) protocol.LSPAny {
 	var v any
 	if len(c.cfg.Settings) == 0 || json.Unmarshal(c.cfg.Settings, &v) != nil {
 		return nil
@@ -246,12 +232,12 @@ func splitDots(s string) []string {
 
 // sync opens the file or sends its new content, so the server sees what is
 // on disk now. It returns the diagnostics generation before the change.
-func (c *client) sync(ctx context.Context, path, languageID string) (gen, version int, err error) {
+func (c *client) sync(ctx context.Context, path, languageID string) (gen int, version int32, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0, 0, fmt.Errorf("lsp %s: read %s: %w", c.cfg.Name, path, err)
 	}
-	uri := fileURI(path)
+	uri := protocol.URIFromPath(path)
 	c.mu.Lock()
 	v, open := c.opened[uri]
 	gen = c.diagGen[uri]
@@ -259,12 +245,13 @@ func (c *client) sync(ctx context.Context, path, languageID string) (gen, versio
 	c.sent[uri] = string(data)
 	c.mu.Unlock()
 	if !open {
-		err = c.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-			"uri": uri, "languageId": languageID, "version": 1, "text": string(data)}})
+		err = c.conn.Notify(ctx, "textDocument/didOpen", protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{
+			URI: uri, LanguageID: protocol.LanguageKind(languageID), Version: 1, Text: string(data)}})
 	} else {
-		err = c.conn.Notify(ctx, "textDocument/didChange", map[string]any{
-			"textDocument":   map[string]any{"uri": uri, "version": v + 1},
-			"contentChanges": []map[string]string{{"text": string(data)}}})
+		err = c.conn.Notify(ctx, "textDocument/didChange", protocol.DidChangeTextDocumentParams{
+			TextDocument: protocol.VersionedTextDocumentIdentifier{Version: v + 1, TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri}},
+			ContentChanges: []protocol.TextDocumentContentChangeEvent{
+				{Value: protocol.TextDocumentContentChangeWholeDocument{Text: string(data)}}}})
 	}
 	if err != nil {
 		return gen, v + 1, fmt.Errorf("lsp %s: sync %s: %w", c.cfg.Name, path, err)
@@ -276,12 +263,12 @@ func (c *client) sync(ctx context.Context, path, languageID string) (gen, versio
 // newer than gen and, when it names the document's version, for version
 // or later (a server may still publish for the text before the change:
 // pyright does), or ctx ends; it returns the latest it has.
-func (c *client) waitDiagnostics(ctx context.Context, uri string, gen, version int) []Diagnostic {
+func (c *client) waitDiagnostics(ctx context.Context, uri protocol.DocumentURI, gen int, version int32) []protocol.Diagnostic {
 	for {
 		c.mu.Lock()
 		d, g, ver, ch := c.diags[uri], c.diagGen[uri], c.diagVer[uri], c.notify
 		c.mu.Unlock()
-		if g > gen && (ver < 0 || ver >= version) {
+		if g > gen && (ver == 0 || ver >= version) {
 			return d
 		}
 		select {
@@ -298,7 +285,7 @@ func (c *client) waitDiagnostics(ctx context.Context, uri string, gen, version i
 // server was sent.
 func (c *client) openChanged() []string {
 	c.mu.Lock()
-	sent := make(map[string]string, len(c.sent))
+	sent := make(map[protocol.DocumentURI]string, len(c.sent))
 	for k, v := range c.sent {
 		sent[k] = v
 	}
@@ -329,20 +316,4 @@ func (c *client) close() {
 		_ = c.cmd.Process.Kill()
 	}
 	<-c.done
-}
-
-func fileURI(path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
-	}
-	return "file://" + filepath.ToSlash(abs)
-}
-
-func uriPath(uri string) string {
-	const p = "file://"
-	if len(uri) > len(p) && uri[:len(p)] == p {
-		return filepath.FromSlash(uri[len(p):])
-	}
-	return uri
 }

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/charmbracelet/x/powernap/pkg/lsp/protocol"
 )
 
 // Manager owns a session's language servers. Nothing starts until a file of
@@ -187,9 +188,9 @@ func (m *Manager) FileChanged(ctx context.Context, path string, wait time.Durati
 	if err != nil {
 		return "", err
 	}
-	uri := fileURI(path)
+	uri := protocol.URIFromPath(path)
 	c.mu.Lock()
-	before := append([]Diagnostic(nil), c.diags[uri]...)
+	before := append([]protocol.Diagnostic(nil), c.diags[uri]...)
 	c.mu.Unlock()
 	gen, version, err := c.sync(ctx, path, lang)
 	if err != nil {
@@ -202,7 +203,7 @@ func (m *Manager) FileChanged(ctx context.Context, path string, wait time.Durati
 }
 
 // Diagnostics returns the last diagnostics a server published for path.
-func (m *Manager) Diagnostics(path string) []Diagnostic {
+func (m *Manager) Diagnostics(path string) []protocol.Diagnostic {
 	s, _ := m.serverFor(path)
 	if s == nil {
 		return nil
@@ -215,7 +216,7 @@ func (m *Manager) Diagnostics(path string) []Diagnostic {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]Diagnostic(nil), c.diags[fileURI(path)]...)
+	return append([]protocol.Diagnostic(nil), c.diags[protocol.URIFromPath(path)]...)
 }
 
 // WatchedFilesChanged tells running servers that files changed on disk
@@ -225,33 +226,34 @@ func (m *Manager) WatchedFilesChanged(ctx context.Context, paths []string) {
 		return
 	}
 	for _, c := range m.running() {
-		var changes []map[string]any
+		var changes []protocol.FileEvent
 		for _, p := range paths {
 			if _, ok := c.cfg.ExtensionToLanguage[filepath.Ext(p)]; !ok {
 				continue
 			}
-			changes = append(changes, map[string]any{"uri": fileURI(p), "type": 2})
+			uri := protocol.URIFromPath(p)
+			changes = append(changes, protocol.FileEvent{URI: uri, Type: protocol.Changed})
 			c.mu.Lock()
-			_, open := c.opened[fileURI(p)]
+			_, open := c.opened[uri]
 			c.mu.Unlock()
 			if open {
 				_, _, _ = c.sync(ctx, p, c.cfg.ExtensionToLanguage[filepath.Ext(p)])
 			}
 		}
 		if len(changes) > 0 {
-			_ = c.conn.Notify(ctx, "workspace/didChangeWatchedFiles", map[string]any{"changes": changes})
+			_ = c.conn.Notify(ctx, "workspace/didChangeWatchedFiles", protocol.DidChangeWatchedFilesParams{Changes: changes})
 		}
 	}
 }
 
-func newDiagnostics(before, after []Diagnostic) []Diagnostic {
+func newDiagnostics(before, after []protocol.Diagnostic) []protocol.Diagnostic {
 	seen := map[string]int{}
 	for _, d := range before {
 		seen[d.Message+"\x00"+fmt.Sprint(d.Severity)]++
 	}
-	var out []Diagnostic
+	var out []protocol.Diagnostic
 	for _, d := range after {
-		if d.Severity != 1 && d.Severity != 2 {
+		if d.Severity != protocol.SeverityError && d.Severity != protocol.SeverityWarning {
 			continue
 		}
 		k := d.Message + "\x00" + fmt.Sprint(d.Severity)
@@ -264,14 +266,14 @@ func newDiagnostics(before, after []Diagnostic) []Diagnostic {
 	return out
 }
 
-func (m *Manager) formatDiagnostics(path string, ds []Diagnostic) string {
+func (m *Manager) formatDiagnostics(path string, ds []protocol.Diagnostic) string {
 	if len(ds) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	for _, d := range ds {
 		sev := "error"
-		if d.Severity == 2 {
+		if d.Severity == protocol.SeverityWarning {
 			sev = "warning"
 		}
 		fmt.Fprintf(&b, "%s:%d:%d: %s: %s", m.rel(path), d.Range.Start.Line+1, d.Range.Start.Character+1, sev, d.Message)
@@ -325,106 +327,124 @@ func (m *Manager) run(ctx context.Context, c *client, lang, op, path string, lin
 	if _, _, err := c.sync(ctx, path, lang); err != nil {
 		return "", err
 	}
-	var tdp textDocumentPosition
-	tdp.TextDocument.URI = fileURI(path)
-	tdp.Position = Position{Line: max(line-1, 0), Character: max(character-1, 0)}
+	doc := protocol.TextDocumentIdentifier{URI: protocol.URIFromPath(path)}
+	at := protocol.TextDocumentPositionParams{TextDocument: doc,
+		Position: protocol.Position{Line: uint32(max(line-1, 0)), Character: uint32(max(character-1, 0))}}
 	call := func(method string, params, result any) error {
 		if err := c.conn.Call(ctx, method, params, result); err != nil {
 			return fmt.Errorf("lsp %s: %s: %w", c.cfg.Name, method, err)
 		}
 		return nil
 	}
-	var raw json.RawMessage
 	switch op {
-	case "goToDefinition", "goToImplementation":
-		method := "textDocument/definition"
-		if op == "goToImplementation" {
-			method = "textDocument/implementation"
-		}
-		if err := call(method, tdp, &raw); err != nil {
+	case "goToDefinition":
+		var res protocol.Or_Result_textDocument_definition
+		if err := call("textDocument/definition", protocol.DefinitionParams{TextDocumentPositionParams: at}, &res); err != nil {
 			return "", err
 		}
-		return m.formatLocations(raw), nil
+		return m.formatLocations(definitionLocations(res.Value)), nil
+	case "goToImplementation":
+		var res protocol.Or_Result_textDocument_implementation
+		if err := call("textDocument/implementation", protocol.ImplementationParams{TextDocumentPositionParams: at}, &res); err != nil {
+			return "", err
+		}
+		return m.formatLocations(definitionLocations(res.Value)), nil
 	case "findReferences":
-		params := map[string]any{"textDocument": tdp.TextDocument, "position": tdp.Position,
-			"context": map[string]bool{"includeDeclaration": true}}
-		if err := call("textDocument/references", params, &raw); err != nil {
+		params := protocol.ReferenceParams{TextDocumentPositionParams: at, Context: protocol.ReferenceContext{IncludeDeclaration: true}}
+		var locs []protocol.Location
+		if err := call("textDocument/references", params, &locs); err != nil {
 			return "", err
 		}
-		return m.formatLocations(raw), nil
+		return m.formatLocations(locs), nil
 	case "hover":
-		var h struct {
-			Contents json.RawMessage `json:"contents"`
-		}
-		if err := call("textDocument/hover", tdp, &h); err != nil {
+		var h *hover
+		if err := call("textDocument/hover", protocol.HoverParams{TextDocumentPositionParams: at}, &h); err != nil {
 			return "", err
 		}
-		if s := hoverText(h.Contents); s != "" {
-			return s, nil
+		if h != nil {
+			if s := hoverText(h.Contents); s != "" {
+				return s, nil
+			}
 		}
 		return "No hover information.", nil
 	case "documentSymbol":
-		var syms []documentSymbol
-		if err := call("textDocument/documentSymbol", map[string]any{"textDocument": tdp.TextDocument}, &syms); err != nil {
+		var res protocol.Or_Result_textDocument_documentSymbol
+		if err := call("textDocument/documentSymbol", protocol.DocumentSymbolParams{TextDocument: doc}, &res); err != nil {
 			return "", err
 		}
 		var b strings.Builder
-		m.writeSymbols(&b, syms, 0)
-		if b.Len() == 0 {
-			return "No symbols.", nil
+		switch syms := res.Value.(type) {
+		case []protocol.DocumentSymbol:
+			m.writeDocumentSymbols(&b, syms, 0)
+		case []protocol.SymbolInformation:
+			for _, s := range syms {
+				m.writeSymbol(&b, s.Kind, s.Name, s.Location)
+			}
 		}
-		return strings.TrimRight(b.String(), "\n"), nil
+		return orNone(b.String(), "No symbols."), nil
 	case "workspaceSymbol":
 		// The tool has no query field: the word at the position is the query.
-		var syms []documentSymbol
-		if err := call("workspace/symbol", map[string]string{"query": wordAt(path, line, character)}, &syms); err != nil {
+		var res protocol.Or_Result_workspace_symbol
+		if err := call("workspace/symbol", protocol.WorkspaceSymbolParams{Query: wordAt(path, line, character)}, &res); err != nil {
 			return "", err
 		}
 		var b strings.Builder
-		m.writeSymbols(&b, syms, 0)
-		if b.Len() == 0 {
-			return "No symbols.", nil
+		switch syms := res.Value.(type) {
+		case []protocol.SymbolInformation:
+			for _, s := range syms {
+				m.writeSymbol(&b, s.Kind, s.Name, s.Location)
+			}
+		case []protocol.WorkspaceSymbol:
+			for _, s := range syms {
+				m.writeSymbol(&b, s.Kind, s.Name, s.GetLocation())
+			}
 		}
-		return strings.TrimRight(b.String(), "\n"), nil
+		return orNone(b.String(), "No symbols."), nil
 	case "prepareCallHierarchy", "incomingCalls", "outgoingCalls":
-		var items []callHierarchyItem
-		if err := call("textDocument/prepareCallHierarchy", tdp, &items); err != nil {
+		var items []protocol.CallHierarchyItem
+		if err := call("textDocument/prepareCallHierarchy", protocol.CallHierarchyPrepareParams{TextDocumentPositionParams: at}, &items); err != nil {
 			return "", err
 		}
 		if len(items) == 0 {
 			return "No call hierarchy item at this position.", nil
 		}
-		if op == "prepareCallHierarchy" {
-			var b strings.Builder
-			for _, it := range items {
-				m.writeItem(&b, it)
-			}
-			return strings.TrimRight(b.String(), "\n"), nil
-		}
-		method := "callHierarchy/" + op
 		var b strings.Builder
 		for _, it := range items {
-			var calls []callHierarchyCall
-			if err := call(method, map[string]any{"item": it}, &calls); err != nil {
-				return "", err
-			}
-			for _, cl := range calls {
-				if cl.From != nil {
-					m.writeItem(&b, *cl.From)
-				} else if cl.To != nil {
-					m.writeItem(&b, *cl.To)
+			switch op {
+			case "prepareCallHierarchy":
+				m.writeItem(&b, it)
+			case "incomingCalls":
+				var calls []protocol.CallHierarchyIncomingCall
+				if err := call("callHierarchy/incomingCalls", protocol.CallHierarchyIncomingCallsParams{Item: it}, &calls); err != nil {
+					return "", err
+				}
+				for _, cl := range calls {
+					m.writeItem(&b, cl.From)
+				}
+			case "outgoingCalls":
+				var calls []protocol.CallHierarchyOutgoingCall
+				if err := call("callHierarchy/outgoingCalls", protocol.CallHierarchyOutgoingCallsParams{Item: it}, &calls); err != nil {
+					return "", err
+				}
+				for _, cl := range calls {
+					m.writeItem(&b, cl.To)
 				}
 			}
 		}
-		if b.Len() == 0 {
-			return "No calls.", nil
-		}
-		return strings.TrimRight(b.String(), "\n"), nil
+		return orNone(b.String(), "No calls."), nil
 	}
 	return "", fmt.Errorf("unknown operation %q (one of %s)", op, strings.Join(Operations, ", "))
 }
 
-func (m *Manager) writeItem(b *strings.Builder, it callHierarchyItem) {
+// orNone is the lines written, or none when there are none.
+func orNone(lines, none string) string {
+	if lines == "" {
+		return none
+	}
+	return strings.TrimRight(lines, "\n")
+}
+
+func (m *Manager) writeItem(b *strings.Builder, it protocol.CallHierarchyItem) {
 	fmt.Fprintf(b, "%s %s at %s:%d:%d", kindName(it.Kind), it.Name, m.rel(uriPath(it.URI)),
 		it.SelectionRange.Start.Line+1, it.SelectionRange.Start.Character+1)
 	if it.Detail != "" {
@@ -433,71 +453,52 @@ func (m *Manager) writeItem(b *strings.Builder, it callHierarchyItem) {
 	b.WriteByte('\n')
 }
 
-func (m *Manager) writeSymbols(b *strings.Builder, syms []documentSymbol, depth int) {
+// writeDocumentSymbols writes the hierarchical answer, children indented.
+func (m *Manager) writeDocumentSymbols(b *strings.Builder, syms []protocol.DocumentSymbol, depth int) {
 	for _, s := range syms {
 		b.WriteString(strings.Repeat("  ", depth))
-		if s.Location != nil {
-			fmt.Fprintf(b, "%s %s at %s:%d:%d", kindName(s.Kind), s.Name, m.rel(uriPath(s.Location.URI)),
-				s.Location.Range.Start.Line+1, s.Location.Range.Start.Character+1)
-		} else {
-			fmt.Fprintf(b, "%s %s at line %d", kindName(s.Kind), s.Name, s.SelectionRange.Start.Line+1)
-		}
+		fmt.Fprintf(b, "%s %s at line %d", kindName(s.Kind), s.Name, s.SelectionRange.Start.Line+1)
 		if s.Detail != "" {
 			fmt.Fprintf(b, " (%s)", s.Detail)
 		}
 		b.WriteByte('\n')
-		m.writeSymbols(b, s.Children, depth+1)
+		m.writeDocumentSymbols(b, s.Children, depth+1)
 	}
 }
 
-func (m *Manager) formatLocations(raw json.RawMessage) string {
-	var locs []Location
-	var one Location
-	var links []locationLink
-	switch {
-	case len(raw) == 0 || string(raw) == "null":
-	case json.Unmarshal(raw, &one) == nil && one.URI != "":
-		locs = []Location{one}
-	case json.Unmarshal(raw, &links) == nil && len(links) > 0 && links[0].TargetURI != "":
-		for _, l := range links {
-			locs = append(locs, Location{URI: l.TargetURI, Range: l.TargetSelectionRange})
+// writeSymbol writes a symbol of a flat answer, which carries its location.
+func (m *Manager) writeSymbol(b *strings.Builder, kind protocol.SymbolKind, name string, loc protocol.Location) {
+	fmt.Fprintf(b, "%s %s at %s:%d:%d\n", kindName(kind), name, m.rel(uriPath(loc.URI)),
+		loc.Range.Start.Line+1, loc.Range.Start.Character+1)
+}
+
+// definitionLocations flattens a definition or implementation answer:
+// Location, []Location or []LocationLink.
+func definitionLocations(res any) []protocol.Location {
+	switch v := res.(type) {
+	case protocol.Definition:
+		switch d := v.Value.(type) {
+		case protocol.Location:
+			return []protocol.Location{d}
+		case []protocol.Location:
+			return d
 		}
-	default:
-		_ = json.Unmarshal(raw, &locs)
+	case []protocol.DefinitionLink:
+		locs := make([]protocol.Location, len(v))
+		for i, l := range v {
+			locs[i] = protocol.Location{URI: l.TargetURI, Range: l.TargetSelectionRange}
+		}
+		return locs
 	}
-	if len(locs) == 0 {
-		return "No locations found."
-	}
+	return nil
+}
+
+func (m *Manager) formatLocations(locs []protocol.Location) string {
 	var b strings.Builder
 	for _, l := range locs {
 		fmt.Fprintf(&b, "%s:%d:%d\n", m.rel(uriPath(l.URI)), l.Range.Start.Line+1, l.Range.Start.Character+1)
 	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-// hoverText flattens MarkupContent, MarkedString or a list of them.
-func hoverText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return strings.TrimSpace(s)
-	}
-	var mc struct {
-		Value string `json:"value"`
-	}
-	if json.Unmarshal(raw, &mc) == nil && mc.Value != "" {
-		return strings.TrimSpace(mc.Value)
-	}
-	var list []json.RawMessage
-	if json.Unmarshal(raw, &list) == nil {
-		var parts []string
-		for _, r := range list {
-			if t := hoverText(r); t != "" {
-				parts = append(parts, t)
-			}
-		}
-		return strings.Join(parts, "\n")
-	}
-	return ""
+	return orNone(b.String(), "No locations found.")
 }
 
 // running is the clients of the servers that are up.

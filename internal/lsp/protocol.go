@@ -1,82 +1,101 @@
 package lsp
 
-import "encoding/json"
+import (
+	"strings"
 
-// The few protocol types tack uses, by their LSP names. Written here rather
-// than imported: a full protocol package costs binary size for the handful
-// of requests a session makes.
+	"github.com/charmbracelet/x/powernap/pkg/lsp/protocol"
+)
 
-type Position struct {
-	Line      int `json:"line"`
-	Character int `json:"character"`
+// The protocol types are those of powernap's protocol package (Charm's LSP
+// client, behind Crush), generated from the LSP 3.17 meta-model by gopls'
+// generator, unions included. It was chosen for what it costs: this package
+// is linked into every tack run, and that one imports only the standard
+// library and does no work at init. What is here is where tack departs from
+// its types, and tack's own words for them.
+
+// hover is textDocument/hover's result. The library's Hover narrows contents
+// to MarkupContent, as gopls does for itself; other servers may answer a
+// MarkedString or a list of them, which the library's union decodes.
+type hover struct {
+	Contents protocol.Or_Hover_contents `json:"contents"`
 }
 
-type Range struct {
-	Start Position `json:"start"`
-	End   Position `json:"end"`
+// hoverText flattens MarkupContent, MarkedString or a list of them.
+func hoverText(c protocol.Or_Hover_contents) string {
+	switch v := c.Value.(type) {
+	case protocol.MarkupContent:
+		return strings.TrimSpace(v.Value)
+	case protocol.MarkedString:
+		return markedText(v)
+	case []protocol.MarkedString:
+		var parts []string
+		for _, s := range v {
+			if t := markedText(s); t != "" {
+				parts = append(parts, t)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return ""
 }
 
-type Location struct {
-	URI   string `json:"uri"`
-	Range Range  `json:"range"`
+func markedText(s protocol.MarkedString) string {
+	switch v := s.Value.(type) {
+	case string:
+		return strings.TrimSpace(v)
+	case protocol.MarkedStringWithLanguage:
+		return strings.TrimSpace(v.Value)
+	}
+	return ""
 }
 
-// locationLink is what servers may answer to definition requests instead.
-type locationLink struct {
-	TargetURI            string `json:"targetUri"`
-	TargetSelectionRange Range  `json:"targetSelectionRange"`
+// clientCapabilities are what tack declares in initialize. encoding/json
+// keeps the library's struct-valued capabilities even when empty
+// (omitempty does not drop structs), so the lists inside them are set empty
+// rather than left to go out as null, which a strictly typed server
+// (rust-analyzer's, for one) rejects as a list and so fails initialize.
+func clientCapabilities() protocol.ClientCapabilities {
+	return protocol.ClientCapabilities{
+		TextDocument: protocol.TextDocumentClientCapabilities{
+			Synchronization: &protocol.TextDocumentSyncClientCapabilities{DidSave: true},
+			Hover:           &protocol.HoverClientCapabilities{ContentFormat: []protocol.MarkupKind{protocol.PlainText, protocol.Markdown}},
+			Definition:      &protocol.DefinitionClientCapabilities{LinkSupport: true},
+			Implementation:  &protocol.ImplementationClientCapabilities{LinkSupport: true},
+			DocumentSymbol:  protocol.DocumentSymbolClientCapabilities{HierarchicalDocumentSymbolSupport: true},
+			CallHierarchy:   &protocol.CallHierarchyClientCapabilities{},
+			CodeAction: protocol.CodeActionClientCapabilities{CodeActionLiteralSupport: protocol.ClientCodeActionLiteralOptions{
+				CodeActionKind: protocol.ClientCodeActionKindOptions{ValueSet: []protocol.CodeActionKind{}}}},
+			SemanticTokens: protocol.SemanticTokensClientCapabilities{
+				TokenTypes: []string{}, TokenModifiers: []string{}, Formats: []protocol.TokenFormat{}},
+		},
+		Workspace: protocol.WorkspaceClientCapabilities{
+			Configuration:    true,
+			WorkspaceFolders: true,
+			Symbol:           &protocol.WorkspaceSymbolClientCapabilities{},
+		},
+	}
 }
 
-type Diagnostic struct {
-	Range    Range  `json:"range"`
-	Severity int    `json:"severity"` // 1 error, 2 warning, 3 information, 4 hint
-	Source   string `json:"source,omitempty"`
-	Message  string `json:"message"`
-}
+// kindNames are tack's words for the symbol kinds in its output.
+var kindNames = [...]string{protocol.File: "file", protocol.Module: "module", protocol.Namespace: "namespace",
+	protocol.Package: "package", protocol.Class: "class", protocol.Method: "method", protocol.Property: "property",
+	protocol.Field: "field", protocol.Constructor: "constructor", protocol.Enum: "enum", protocol.Interface: "interface",
+	protocol.Function: "function", protocol.Variable: "variable", protocol.Constant: "constant", protocol.String: "string",
+	protocol.Number: "number", protocol.Boolean: "boolean", protocol.Array: "array", protocol.Object: "object",
+	protocol.Key: "key", protocol.Null: "null", protocol.EnumMember: "enum member", protocol.Struct: "struct",
+	protocol.Event: "event", protocol.Operator: "operator", protocol.TypeParameter: "type parameter"}
 
-type textDocumentPosition struct {
-	TextDocument struct {
-		URI string `json:"uri"`
-	} `json:"textDocument"`
-	Position Position `json:"position"`
-}
-
-// documentSymbol covers both answers a server may give: the hierarchical
-// DocumentSymbol and the flat SymbolInformation.
-type documentSymbol struct {
-	Name           string           `json:"name"`
-	Kind           int              `json:"kind"`
-	Detail         string           `json:"detail,omitempty"`
-	Range          Range            `json:"range"`
-	SelectionRange Range            `json:"selectionRange"`
-	Location       *Location        `json:"location,omitempty"`
-	ContainerName  string           `json:"containerName,omitempty"`
-	Children       []documentSymbol `json:"children,omitempty"`
-}
-
-type callHierarchyItem struct {
-	Name           string          `json:"name"`
-	Kind           int             `json:"kind"`
-	Detail         string          `json:"detail,omitempty"`
-	URI            string          `json:"uri"`
-	Range          Range           `json:"range"`
-	SelectionRange Range           `json:"selectionRange"`
-	Data           json.RawMessage `json:"data,omitempty"`
-}
-
-type callHierarchyCall struct {
-	From *callHierarchyItem `json:"from,omitempty"`
-	To   *callHierarchyItem `json:"to,omitempty"`
-}
-
-var symbolKinds = []string{"", "file", "module", "namespace", "package", "class", "method", "property",
-	"field", "constructor", "enum", "interface", "function", "variable", "constant", "string",
-	"number", "boolean", "array", "object", "key", "null", "enum member", "struct", "event",
-	"operator", "type parameter"}
-
-func kindName(k int) string {
-	if k > 0 && k < len(symbolKinds) {
-		return symbolKinds[k]
+func kindName(k protocol.SymbolKind) string {
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
 	}
 	return "symbol"
+}
+
+// uriPath is the file a URI names; a URI of another scheme is shown as it is.
+func uriPath(uri protocol.DocumentURI) string {
+	if p, err := uri.Path(); err == nil && p != "" {
+		return p
+	}
+	return string(uri)
 }

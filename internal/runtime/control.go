@@ -239,6 +239,7 @@ func (s *Session) Close(ctx context.Context, reason string) {
 // abandon releases what a session that failed to build had started.
 func (s *Session) abandon() {
 	s.cancel()
+	s.lsp.Close()
 	if s.mcp != nil {
 		_ = s.mcp.manager.Close()
 	}
