@@ -11,12 +11,12 @@ import (
 	"github.com/tackcode/tack/internal/llm/llmtest"
 )
 
-// What a `-p` run does between the last event and the exit, as the kernel
-// sees it (strace): the answer is printed before the session's records are
-// written, and the run syncs three times — the transcript once at the end
-// of the prompt, and the first launch record (its data and its folder),
-// which holds what a resume restores. The workflow and prefix records,
-// written again after every prompt, are not synced.
+// What a `-p` run syncs and when, as the kernel sees it (strace): three
+// syncs — the transcript once at the end of the prompt, and the first
+// launch record (its data and its folder), which holds what a resume
+// restores and is written while the request is on its way — and, after the
+// last event, the answer before the records written after every prompt
+// (workflow, launch again, prefix), which are not synced.
 func TestPrintRunSyncsOnlyWhatMustLast(t *testing.T) {
 	strace, err := exec.LookPath("strace")
 	if err != nil {
@@ -40,7 +40,7 @@ func TestPrintRunSyncsOnlyWhatMustLast(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(string(data), "\n")
-	answer, firstRecord, syncs := -1, -1, 0
+	answer, firstLaunch, firstWorkflow, syncs := -1, -1, -1, 0
 	syncCall := regexp.MustCompile(`^\d+\s+(fsync|fdatasync|sync_file_range|syncfs)\(`)
 	for i, l := range lines {
 		switch {
@@ -48,15 +48,20 @@ func TestPrintRunSyncsOnlyWhatMustLast(t *testing.T) {
 			syncs++
 		case strings.Contains(l, `write(1, "hi\n"`):
 			answer = i
-		case firstRecord < 0 && (strings.Contains(l, "workflow.json") || strings.Contains(l, "launch.json")):
-			firstRecord = i
+		case firstLaunch < 0 && strings.Contains(l, "launch.json"):
+			firstLaunch = i
+		case firstWorkflow < 0 && strings.Contains(l, "workflow.json"):
+			firstWorkflow = i
 		}
 	}
-	if answer < 0 || firstRecord < 0 {
-		t.Fatalf("answer at %d, first record at %d in the trace:\n%s", answer, firstRecord, data)
+	if answer < 0 || firstLaunch < 0 || firstWorkflow < 0 {
+		t.Fatalf("answer at %d, first launch record at %d, first workflow record at %d in the trace:\n%s", answer, firstLaunch, firstWorkflow, data)
 	}
-	if answer > firstRecord {
-		t.Errorf("the answer was printed after the session's records were written:\n%s", data)
+	if answer > firstWorkflow {
+		t.Errorf("the answer was printed after the workflow record was written:\n%s", data)
+	}
+	if firstLaunch > firstWorkflow {
+		t.Errorf("the launch record was first written after the run, not while its request was on its way:\n%s", data)
 	}
 	if syncs != 3 {
 		t.Errorf("%d syncs, want 3 (transcript, launch record and its folder):\n%s", syncs, data)

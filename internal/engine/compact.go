@@ -60,12 +60,7 @@ func (s *Session) Compact(ctx context.Context, instructions string, emit Emit) *
 			res.Result = &text
 		}
 	}
-	if s.cfg.Recorder != nil {
-		if err := s.cfg.Recorder.Sync(); err != nil && r.recordErr == nil {
-			r.recordErr = err
-		}
-	}
-	emit(res)
+	r.finish(res)
 	return res
 }
 

@@ -366,16 +366,25 @@ func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit Emit) *protocol.
 	s.undelivered = append(s.undelivered, s.injected...)
 	s.injected = nil
 	s.mu.Unlock()
-	if s.cfg.Recorder != nil {
-		if err := s.cfg.Recorder.Sync(); err != nil && r.recordErr == nil {
-			r.recordErr = err
-		}
-	}
+	r.finish(res)
+	return res
+}
+
+// finish emits the result of the run, then makes its transcript durable.
+// The answer goes out first: once the transcript's lines are written, a
+// crash of tack loses none of them (a power cut before the sync could), so
+// the reader need not wait for the disk. A write that failed is in the
+// result; a sync that fails is told to the user, the result being out.
+func (r *run) finish(res *protocol.Result) {
 	if r.recordErr != nil {
 		res.Errors = append(res.Errors, "transcript: "+r.recordErr.Error())
 	}
-	emit(res)
-	return res
+	r.emit(res)
+	if rec := r.s.cfg.Recorder; rec != nil {
+		if err := rec.Sync(); err != nil {
+			r.notify("transcript: " + err.Error())
+		}
+	}
 }
 
 func (r *run) loop(prompt []llm.Block) *protocol.Result {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -65,6 +67,43 @@ func (m *memRecorder) Sync() error {
 	defer m.mu.Unlock()
 	m.syncs++
 	return nil
+}
+
+// orderRecorder notes, at each sync, how many messages had been emitted,
+// and fails its syncs with err.
+type orderRecorder struct {
+	emitted *[]protocol.Message
+	at      []int
+	err     error
+}
+
+func (o *orderRecorder) Record(protocol.Message) error { return nil }
+func (o *orderRecorder) Sync() error {
+	o.at = append(o.at, len(*o.emitted))
+	return o.err
+}
+
+// The result is out before the transcript is synced (a crash after the
+// lines are written loses none of them), and a sync that fails, too late
+// for the result, is told to the user.
+func TestResultGoesOutBeforeTheTranscriptSync(t *testing.T) {
+	var emitted []protocol.Message
+	var notes []string
+	rec := &orderRecorder{emitted: &emitted, err: errors.New("disk on fire")}
+	h := newHarness(t, nil, []llmtest.Turn{llmtest.Reply(llmtest.Text("hi"))}, func(c *Config) {
+		c.Recorder = rec
+		c.Notify = func(m string) { notes = append(notes, m) }
+	})
+	res := h.sess.Run(context.Background(), []llm.Block{llm.Text("say hi")}, func(m protocol.Message) { emitted = append(emitted, m) })
+	if res.IsError || len(res.Errors) != 0 {
+		t.Fatalf("result %+v", res)
+	}
+	if len(rec.at) != 1 || rec.at[0] != len(emitted) || emitted[len(emitted)-1] != protocol.Message(res) {
+		t.Fatalf("synced after %v of %d emitted messages, want once after the result", rec.at, len(emitted))
+	}
+	if !slices.Contains(notes, "transcript: disk on fire") {
+		t.Errorf("notes %q: the failed sync was not told", notes)
+	}
 }
 
 type harness struct {

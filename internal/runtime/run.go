@@ -53,7 +53,9 @@ func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit engine.Emit) err
 		if s.checkpoints != nil {
 			s.checkpoints.begin(run.ID)
 		}
+		launchRecorded := s.recordLaunchEarly()
 		s.run(ctx, run, emit)
+		launchRecorded()
 	}
 	// The record keeps the session's model, not a skill's.
 	s.restoreModel()

@@ -142,7 +142,41 @@ func (s *Session) saveRecord(lastTool *session.LastTool) error {
 	if err := session.SaveLaunch(s.projectDir, s.sessionID, l); err != nil {
 		return err
 	}
+	s.recorded.launch = true
 	return s.savePrefix()
+}
+
+// recordLaunchEarly writes, while the prompt's first request is on its
+// way, the launch record of a session that has none yet, and returns a
+// function that waits for the write. That first write is the one synced
+// (see session.SaveLaunch): the time the sync takes is better spent
+// waiting for the model than between the answer and the exit. The records
+// written after the run (saveRecord) then replace it unsynced.
+func (s *Session) recordLaunchEarly() (wait func()) {
+	if s.projectDir == "" {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.recordMu.Lock()
+		defer s.recordMu.Unlock()
+		s.recorded.load(s.projectDir, s.sessionID)
+		if s.recorded.launch {
+			return
+		}
+		if s.recorded.createdAt.IsZero() {
+			s.recorded.createdAt = time.Now().UTC()
+		}
+		_, l := s.records()
+		l.CreatedAt = s.recorded.createdAt
+		if err := session.SaveLaunch(s.projectDir, s.sessionID, l); err != nil {
+			s.notify("launch record: " + err.Error())
+			return
+		}
+		s.recorded.launch = true
+	}()
+	return func() { <-done }
 }
 
 // onDisk is what the session's records on disk hold that the session does
@@ -152,6 +186,8 @@ type onDisk struct {
 	loaded    bool
 	lastTool  *session.LastTool
 	createdAt time.Time
+	// launch is set once the launch record exists.
+	launch bool
 	// prefix is set once prefix.json exists: it is written only once.
 	prefix bool
 }
@@ -168,7 +204,7 @@ func (d *onDisk) load(projectDir, id string) {
 		d.lastTool = prev.LastTool
 	}
 	if prev, err := session.LoadLaunch(projectDir, id); err == nil {
-		d.createdAt = prev.CreatedAt
+		d.createdAt, d.launch = prev.CreatedAt, true
 	}
 }
 
