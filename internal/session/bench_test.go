@@ -66,3 +66,25 @@ func BenchmarkList(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoad10kShort loads a transcript of 10 000 short messages, a
+// question and a one-line answer each, as bench/harness's resume scenario
+// writes: the per-record cost, where BenchmarkLoad10k is the per-byte one.
+func BenchmarkLoad10kShort(b *testing.B) {
+	path := filepath.Join(b.TempDir(), sid1+".jsonl")
+	s := newScript(b, path, sid1)
+	for i := 0; s.n < 10000; i++ {
+		s.user(llm.Text(fmt.Sprintf("question %d: what does function f%d in pkg/mod%d.go do, and is it tested?", i, i, i%50)))
+		s.assistant(fmt.Sprintf("msg_%d", i), llm.Text(fmt.Sprintf("f%d parses the header and returns its fields; it is covered by TestF%d in pkg/mod%d_test.go.", i, i, i%50)))
+	}
+	s.close()
+	fi, _ := os.Stat(path)
+	b.SetBytes(fi.Size())
+	b.ReportAllocs()
+	for b.Loop() {
+		tr, err := Load(path)
+		if err != nil || len(tr.Chain) < 10000 {
+			b.Fatal(err, len(tr.Chain))
+		}
+	}
+}
