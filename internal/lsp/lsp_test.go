@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/powernap/pkg/lsp/protocol"
+
 	"github.com/tackcode/tack/internal/testbin"
 )
 
@@ -135,6 +137,31 @@ func TestGoplsDiagnosticsAfterEdit(t *testing.T) {
 	}
 	if d := m.Diagnostics(p); len(d) != 0 {
 		t.Errorf("diagnostics left after fix: %v", d)
+	}
+}
+
+// A file open in the server that a command changed on disk (the model's
+// Bash, not tack's edit tools) is sent again: the type error the command
+// wrote shows in the server's diagnostics.
+func TestGoplsSeesWhatBashChanged(t *testing.T) {
+	root, m := goModule(t)
+	ctx := context.Background()
+	p := filepath.Join(root, "main.go")
+	if out, err := m.FileChanged(ctx, p, 60*time.Second); err != nil || out != "" {
+		t.Fatalf("clean file: %q %v", out, err)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(mainGo, `greet.Hello("x")`, `greet.Hello(42)`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.ResyncOpen(ctx)
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		d := m.Diagnostics(p)
+		if len(d) > 0 && d[0].Severity == protocol.SeverityError && d[0].Range.Start.Line == 9 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no type error on line 10 after the file changed on disk: %+v", d)
+		}
 	}
 }
 
