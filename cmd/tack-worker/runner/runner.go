@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,6 +208,9 @@ func (a *attempt) session(ctx context.Context) (*task.Result, error) {
 		AppendSystemPrompt: t.AppendPrompt, MaxTurns: t.MaxTurns, MaxBudgetUSD: budget(t.MaxBudgetUSD, a.in.BudgetUSD),
 		JSONSchema: t.JSONSchema, Env: env, Entrypoint: "tack-worker", Logger: a.r.Logger,
 		Terminal: a.r.Terminal, Name: store.RunDirName(a.in.RunID),
+		WrapTransport: func(base http.RoundTripper) http.RoundTripper {
+			return newLimiter(a.r.Store, a.r.WorkerID, base)
+		},
 	}
 	if opts.Terminal == nil {
 		opts.Terminal = processTerminal{}
