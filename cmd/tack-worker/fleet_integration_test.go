@@ -240,7 +240,9 @@ func TestFleetOnTemporalSurvivesAWorkerKill(t *testing.T) {
 	// marker naming its worker, after starting, on worker w1, a sleep long
 	// enough to be killed in (its pid in pids/), elsewhere after a short
 	// one. The third edits README.
-	bash := func(cmd string) []llm.Block { return []llm.Block{llmtest.ToolUse("Bash", map[string]string{"command": cmd})} }
+	bash := func(cmd string) []llm.Block {
+		return []llm.Block{llmtest.ToolUse("Bash", map[string]string{"command": cmd})}
+	}
 	counter := func(req *llmtest.Request) string { return filepath.Join(counters, taskOf(req)) }
 	srv := llmtest.Start(t, llmtest.Options{ByConversation: true, Turns: []llmtest.Turn{
 		{Build: func(r *llmtest.Request) []llm.Block { return bash("echo one >> " + counter(r)) }},
@@ -295,6 +297,13 @@ func TestFleetOnTemporalSurvivesAWorkerKill(t *testing.T) {
 	}
 	if out := cli("fleet", "submit", "--heartbeat-timeout", "5s", fleetFile); !strings.Contains(out, "6 tasks submitted") {
 		t.Fatalf("fleet submit said:\n%s", out)
+	}
+
+	// The same fleet again while it runs is refused, not taken for it.
+	again := exec.Command(bin, "fleet", "submit", fleetFile)
+	again.Env = env
+	if out, err := again.CombinedOutput(); err == nil || !strings.Contains(string(out), "is running") {
+		t.Fatalf("a second submit of the running fleet: %v\n%s", err, out)
 	}
 
 	// Kill w1 while its task sleeps in Bash.

@@ -39,7 +39,6 @@ func newLimiter(st *store.Store, worker string, base http.RoundTripper) *limiter
 	return &limiter{store: st, worker: worker, base: base, now: time.Now, sleep: retry.Sleep}
 }
 
-
 func (l *limiter) RoundTrip(req *http.Request) (*http.Response, error) {
 	// A store that cannot be read does not stop the request: the limit is
 	// advice, the API enforces it anyway.
