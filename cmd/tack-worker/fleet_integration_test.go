@@ -378,6 +378,20 @@ func TestFleetOnTemporalSurvivesAWorkerKill(t *testing.T) {
 	if len(st.Tasks) != 6 {
 		t.Errorf("%d tasks in the results, want 6", len(st.Tasks))
 	}
+	// The killed task's cost counts the model responses of both its
+	// attempts: no less than a task that ran its four in one.
+	least, killedCost := 0.0, 0.0
+	for _, ts := range st.Tasks {
+		switch {
+		case ts.ID == killed:
+			killedCost = ts.CostUSD
+		case least == 0 || ts.CostUSD < least:
+			least = ts.CostUSD
+		}
+	}
+	if killedCost < 0.95*least {
+		t.Errorf("task %s cost $%v over its two attempts, the others at least $%v: the killed attempt's spend is lost", killed, killedCost, least)
+	}
 	if diff := st.SpentUSD - sum; diff > 1e-9 || diff < -1e-9 {
 		t.Errorf("the fleet spent $%v, its tasks $%v", st.SpentUSD, sum)
 	}

@@ -77,8 +77,13 @@ type State struct {
 	Snapshot string `json:"snapshot,omitempty"`
 	// Attempts counts the attempts that started the session.
 	Attempts int `json:"attempts"`
-	// CostUSD is what the attempts that ended spent.
+	// CostUSD is what the earlier attempts spent: those that ended, and
+	// those cut off as far as AttemptCostUSD had got.
 	CostUSD float64 `json:"cost_usd"`
+	// AttemptCostUSD is what the attempt in progress had spent at its last
+	// model response. An attempt cut off leaves it here, and the next one
+	// adds it to CostUSD: its requests were paid for.
+	AttemptCostUSD float64 `json:"attempt_cost_usd,omitempty"`
 }
 
 // State reads the run's state; ok is false when no attempt has saved one.
