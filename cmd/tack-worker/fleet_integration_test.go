@@ -164,7 +164,7 @@ func startTemporal(t *testing.T, dir string) string {
 			return false
 		}
 		defer cl.Close()
-		_, err = cl.DescribeWorkflowExecution(ctx, "no-such-workflow", "")
+		_, err = cl.DescribeWorkflow(ctx, "no-such-workflow", "")
 		// NotFound is the answer of a server that serves the namespace.
 		var nf *serviceerror.NotFound
 		return errors.As(err, &nf)
@@ -172,12 +172,17 @@ func startTemporal(t *testing.T, dir string) string {
 	return addr
 }
 
-// buildWorker builds this module's tack-worker binary into dir.
+// buildWorker builds this module's tack-worker binary into dir, with the
+// race detector when the test has it.
 func buildWorker(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "tack-worker")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Env = testbin.BuildEnv()
+	var flags []string
+	if raceEnabled {
+		flags = append(flags, "-race")
+	}
+	cmd := exec.Command("go", append(append([]string{"build", "-o", bin}, flags...), ".")...)
+	cmd.Env = testbin.BuildEnv(flags...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build tack-worker: %v\n%s", err, out)
 	}
@@ -282,7 +287,17 @@ func TestFleetOnTemporalSurvivesAWorkerKill(t *testing.T) {
 	// w1 runs one task at a time: when its marker shows, the one task it
 	// has is in its sleeping command.
 	w1 := start(t, "w1", dir, env, bin, "worker", "--id", "w1", "--concurrency", "1", "--work-dir", filepath.Join(dir, "work-w1"))
-	start(t, "w2", dir, env, bin, "worker", "--id", "w2", "--concurrency", "3", "--work-dir", filepath.Join(dir, "work-w2"))
+	w2 := start(t, "w2", dir, env, bin, "worker", "--id", "w2", "--concurrency", "3", "--work-dir", filepath.Join(dir, "work-w2"))
+	// A race the workers' detector found (a -race test builds them with it)
+	// is in their output.
+	defer func() {
+		w2.stop()
+		for _, w := range []*process{w1, w2} {
+			if data, _ := os.ReadFile(w.log); bytes.Contains(data, []byte("WARNING: DATA RACE")) {
+				t.Errorf("%s: a data race:\n%s", w.name, data)
+			}
+		}
+	}()
 
 	cli := func(args ...string) string {
 		t.Helper()
