@@ -155,6 +155,11 @@ type AssistantMessage struct {
 	UUID            string  `json:"uuid"`
 	RequestID       string  `json:"request_id,omitempty"`
 	Error           string  `json:"error,omitempty"`
+	// SessionCostUSD is what the session (or the subagent, for a
+	// subagent's message) had spent once this response came, as the
+	// result's TotalCostUSD counts it: a host that may lose the session
+	// before its result knows what it cost. Not part of the JSON.
+	SessionCostUSD float64 `json:"-"`
 }
 
 // APIMessage is an assistant message as the Messages API returned it: id,
@@ -353,7 +358,7 @@ func publicMessage(m protocol.Message) Message {
 		return out
 	case *protocol.Assistant:
 		return &AssistantMessage{Type: m.Type, Message: apiMessageOf(m.Message), ParentToolUseID: m.ParentToolUseID,
-			SessionID: m.SessionID, UUID: m.UUID, RequestID: m.RequestID, Error: m.Error}
+			SessionID: m.SessionID, UUID: m.UUID, RequestID: m.RequestID, Error: m.Error, SessionCostUSD: m.SessionCostUSD}
 	case *protocol.User:
 		return &UserMessage{Type: m.Type, Message: messageOf(m.Message), ParentToolUseID: m.ParentToolUseID,
 			SessionID: m.SessionID, UUID: m.UUID, ToolUseResult: m.ToolUseResult, IsSynthetic: m.IsSynthetic, IsReplay: m.IsReplay}

@@ -265,6 +265,11 @@ type Options struct {
 	Env map[string]string
 	// HTTPClient is used for API requests; nil means the default.
 	HTTPClient *http.Client
+	// WrapTransport, when set, wraps the transport of the model requests
+	// (HTTPClient's, or the default one with the proxies and certificate
+	// authorities of the environment and settings): a host that shares an
+	// API's rate limit between processes waits and learns there.
+	WrapTransport func(http.RoundTripper) http.RoundTripper
 	// TextFiles, when set, is where Read, Write, Edit and NotebookEdit read
 	// and write the text of files, instead of the disk: a host that is an
 	// editor gives its buffers, so that the model sees and changes what the
@@ -456,7 +461,7 @@ func (o Options) config() (runtime.Config, error) {
 		Approve:       o.CanUseTool.approve(),
 		OnElicitation: elicit(o.OnElicitation), OnMCPProgress: progress(o.OnMCPProgress),
 		Notify: o.Notify, Logger: o.Logger, IncludePartialMessages: o.IncludePartialMessages,
-		NoSessionPersistence: o.NoSessionPersistence, Env: o.Env, HTTPClient: o.HTTPClient, TextFiles: o.TextFiles, Terminal: o.Terminal,
+		NoSessionPersistence: o.NoSessionPersistence, Env: o.Env, HTTPClient: o.HTTPClient, WrapTransport: o.WrapTransport, TextFiles: o.TextFiles, Terminal: o.Terminal,
 		Entrypoint: o.Entrypoint, Setup: string(o.Setup), Restart: string(o.Restart), WithoutCredentials: o.WithoutCredentials, Bare: o.Bare,
 	}
 	return cfg, nil

@@ -17,6 +17,7 @@ import (
 	"text/tabwriter"
 
 	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -200,7 +201,14 @@ func fleetSubmit(ctx context.Context, args []string, out io.Writer) error {
 	in := flow.FleetInput{Name: f.Name, Tasks: f.Tasks, BudgetUSD: f.BudgetUSD, MaxParallel: f.MaxParallel,
 		Timeouts: flow.Timeouts{Heartbeat: *heartbeat, Attempts: int32(*attempts)}}
 	run, err := cl.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fleetID(f.Name), TaskQueue: c.taskQueue,
-		WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE}, flow.FleetWorkflow, in)
+		WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		// Without it a fleet still running would be answered with its
+		// run, as if this file had been submitted.
+		WorkflowExecutionErrorWhenAlreadyStarted: true}, flow.FleetWorkflow, in)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return fmt.Errorf("submit fleet %s: a fleet of that name is running (tack-worker fleet status %s; cancel it or rename this one)", f.Name, f.Name)
+	}
 	if err != nil {
 		return fmt.Errorf("submit fleet %s: %w", f.Name, err)
 	}

@@ -605,6 +605,7 @@ func (r *run) appendAssistant(resp *llm.Response) []*call {
 	s.mu.Unlock()
 
 	stop := resp.StopReason
+	spent := s.totalCost()
 	for i, b := range resp.Content {
 		msg := &protocol.Assistant{
 			Type: "assistant",
@@ -613,6 +614,7 @@ func (r *run) appendAssistant(resp *llm.Response) []*call {
 				Content: []llm.Block{b}, Usage: resp.Usage,
 			},
 			ParentToolUseID: r.parentID, SessionID: s.cfg.SessionID, UUID: uuid.NewString(), RequestID: resp.RequestID,
+			SessionCostUSD: spent,
 		}
 		if i == len(resp.Content)-1 {
 			msg.Message.StopReason = &stop

@@ -174,6 +174,9 @@ type Assistant struct {
 	UUID            string     `json:"uuid"`
 	RequestID       string     `json:"request_id,omitempty"`
 	Error           string     `json:"error,omitempty"`
+	// SessionCostUSD is what the session had spent once this response
+	// came, as its result's TotalCostUSD counts it; not on the wire.
+	SessionCostUSD float64 `json:"-"`
 }
 
 func (*Assistant) MessageType() string { return "assistant" }

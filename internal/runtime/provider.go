@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 
 	"github.com/tackcode/tack/internal/config"
@@ -73,12 +75,25 @@ func apiConfig(ctx context.Context, cfg Config, settings *config.Merged, getenv 
 	if creds.Keys != nil {
 		apiCfg.APIKey, apiCfg.Keys = "", creds.Keys
 	}
-	apiCfg.HTTPClient = cfg.HTTPClient
-	if apiCfg.HTTPClient == nil {
-		apiCfg.HTTPClient = transport.FromEnv(getenv).Client()
-	}
+	apiCfg.HTTPClient = modelClient(cfg, getenv)
 	apiCfg.UserAgent = "tack/" + version.Version
 	return apiCfg, creds, nil
+}
+
+// modelClient is the client of the model requests: cfg.HTTPClient, else
+// one with the proxies and certificate authorities of getenv, its
+// transport wrapped by cfg.WrapTransport when set.
+func modelClient(cfg Config, getenv func(string) string) *http.Client {
+	c := cfg.HTTPClient
+	if c == nil {
+		c = transport.FromEnv(getenv).Client()
+	}
+	if cfg.WrapTransport == nil {
+		return c
+	}
+	wrapped := *c
+	wrapped.Transport = cfg.WrapTransport(cmp.Or[http.RoundTripper](c.Transport, http.DefaultTransport))
+	return &wrapped
 }
 
 // noCredentials is the provider of a session started without credentials

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -99,7 +98,7 @@ func platformConfig(ctx context.Context, cfg Config, settings *config.Merged, ge
 	// authorities as the Anthropic API's, and so do the platforms' own
 	// credential requests (see bedrockPlatform for AWS's).
 	network := transport.FromEnv(getenv)
-	apiCfg.HTTPClient = cmp.Or(cfg.HTTPClient, network.Client())
+	apiCfg.HTTPClient = modelClient(cfg, getenv)
 	apiCfg.UserAgent = "tack/" + version.Version
 	var info ProviderInfo
 	var err error

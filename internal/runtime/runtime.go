@@ -125,6 +125,9 @@ type Config struct {
 	NoSessionPersistence   bool
 	Env                    map[string]string
 	HTTPClient             *http.Client
+	// WrapTransport wraps the transport of the model requests (see
+	// modelClient).
+	WrapTransport func(http.RoundTripper) http.RoundTripper
 	// TextFiles, when set, is where the file tools of every thread read
 	// and write text (tool.Env.TextFiles).
 	TextFiles tool.TextFiles

@@ -94,7 +94,7 @@ func TaskWorkflow(ctx workflow.Context, in TaskInput) (*task.Result, error) {
 	})
 	var r *runner.Runner
 	var res task.Result
-	err := workflow.ExecuteActivity(actx, r.RunAgent, runner.RunInput{RunID: info.WorkflowExecution.ID, Task: in.Task,
+	err := workflow.ExecuteActivity(actx, r.RunAgent, runner.RunInput{RunID: StoreRunID(info.WorkflowExecution), Task: in.Task,
 		BudgetUSD: in.BudgetUSD}).Get(ctx, &res)
 	status := StatusDone
 	switch {
@@ -113,6 +113,12 @@ func TaskWorkflow(ctx workflow.Context, in TaskInput) (*task.Result, error) {
 	}
 	return &res, nil
 }
+
+// StoreRunID is the name in the store of a task's workflow run: its
+// workflow id and run id. The workflow id alone would be the same for the
+// task in every run of a fleet of that name, and a fleet submitted again
+// would find the last run's published result instead of running.
+func StoreRunID(e workflow.Execution) string { return e.ID + "/" + e.RunID }
 
 // FleetInput is a FleetWorkflow's input.
 type FleetInput struct {

@@ -3,11 +3,13 @@ package flow
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
@@ -106,6 +108,27 @@ func TestTaskRetriesAFailedAttempt(t *testing.T) {
 	}
 	if res.Attempts != 3 || res.CostUSD != 0.25 {
 		t.Fatalf("result %+v, want the 3rd attempt's", res)
+	}
+}
+
+// Each run of a task's workflow has its own name in the store, its run
+// id in it: a fleet submitted again under the same name runs its tasks
+// again instead of finding the last run's results.
+func TestEveryRunHasItsOwnStoreRun(t *testing.T) {
+	var got, want string
+	a := newFakeAgent(func(ctx context.Context, _ *fakeAgent, in runner.RunInput, _ int) (*task.Result, error) {
+		we := activity.GetInfo(ctx).WorkflowExecution
+		got, want = in.RunID, "fleet-f/t/"+we.RunID
+		return done(0.1), nil
+	})
+	env := newEnv(t, a)
+	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "fleet-f/t"})
+	env.ExecuteWorkflow(TaskWorkflow, TaskInput{Task: task.Task{ID: "t", Repo: "file:///r"}})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if got != want || strings.HasSuffix(got, "/") {
+		t.Fatalf("store run %q, want %q", got, want)
 	}
 }
 

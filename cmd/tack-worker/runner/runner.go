@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,6 +198,9 @@ func (a *attempt) logger() *slog.Logger {
 // session runs the agent until its result.
 func (a *attempt) session(ctx context.Context) (*task.Result, error) {
 	t := a.in.Task
+	// What an attempt cut off had spent is spent.
+	a.st.CostUSD += a.st.AttemptCostUSD
+	a.st.AttemptCostUSD = 0
 	env := map[string]string{"CLAUDE_CONFIG_DIR": a.config, "TACK_WORKER_ID": a.r.WorkerID}
 	for k, v := range a.r.Env {
 		env[k] = v
@@ -204,9 +208,12 @@ func (a *attempt) session(ctx context.Context) (*task.Result, error) {
 	opts := agent.Options{
 		Cwd: a.ws.Dir, Model: t.Model, Tools: t.Tools, AllowedTools: t.AllowedTools, DisallowedTools: t.DisallowedTools,
 		PermissionMode: agent.PermissionMode(t.PermissionMode), Settings: t.Settings, AgentsJSON: t.AgentsJSON,
-		AppendSystemPrompt: t.AppendPrompt, MaxTurns: t.MaxTurns, MaxBudgetUSD: budget(t.MaxBudgetUSD, a.in.BudgetUSD),
+		AppendSystemPrompt: t.AppendPrompt, MaxTurns: t.MaxTurns, MaxBudgetUSD: left(budget(t.MaxBudgetUSD, a.in.BudgetUSD), a.st.CostUSD),
 		JSONSchema: t.JSONSchema, Env: env, Entrypoint: "tack-worker", Logger: a.r.Logger,
 		Terminal: a.r.Terminal, Name: store.RunDirName(a.in.RunID),
+		WrapTransport: func(base http.RoundTripper) http.RoundTripper {
+			return newLimiter(a.r.Store, a.r.WorkerID, base)
+		},
 	}
 	if opts.Terminal == nil {
 		opts.Terminal = processTerminal{}
@@ -258,8 +265,13 @@ func (a *attempt) session(ctx context.Context) (*task.Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("session: %w", err)
 		}
-		if m, ok := msg.(*agent.ResultMessage); ok {
+		switch m := msg.(type) {
+		case *agent.ResultMessage:
 			result = m
+		case *agent.AssistantMessage:
+			if m.ParentToolUseID == nil {
+				a.spent(m.SessionCostUSD)
+			}
 		}
 	}
 	// An attempt cut off (its activity cancelled, its worker stopping)
@@ -272,6 +284,7 @@ func (a *attempt) session(ctx context.Context) (*task.Result, error) {
 	}
 	a.mu.Lock()
 	a.st.CostUSD += result.TotalCostUSD
+	a.st.AttemptCostUSD = 0
 	st := a.st
 	a.mu.Unlock()
 	if err := a.run.SaveState(st); err != nil {
@@ -292,6 +305,30 @@ func (a *attempt) session(ctx context.Context) (*task.Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// spent records, durably, what the attempt has spent so far, for the
+// attempt that takes the run over if this one is cut off.
+func (a *attempt) spent(usd float64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if usd <= a.st.AttemptCostUSD {
+		return
+	}
+	a.st.AttemptCostUSD = usd
+	if err := a.run.SaveState(a.st); err != nil {
+		a.logger().Error("save the attempt's cost", "err", err)
+	}
+}
+
+// left is what is left of bound once spent is gone (0: no bound). A bound
+// spent whole leaves the least budget a session takes: it stops after its
+// next response.
+func left(bound, spent float64) float64 {
+	if bound == 0 {
+		return 0
+	}
+	return max(bound-spent, 1e-9)
 }
 
 // budget is the tighter of two bounds (0: none).

@@ -88,6 +88,11 @@ func TestTakeOverAfterDeathMidTool(t *testing.T) {
 	if states["toolu_write1"] != store.ToolFinished || states["toolu_bash1"] != store.ToolStarted {
 		t.Fatalf("tool records after the death: %v", states)
 	}
+	// The dead attempt's two model responses were paid for.
+	dead, _, err := run.State()
+	if err != nil || dead.AttemptCostUSD <= 0 {
+		t.Fatalf("state after the death: %+v, %v: no cost of the dead attempt", dead, err)
+	}
 
 	second := &Runner{Store: st, WorkRoot: filepath.Join(dir, "w2"), WorkerID: "w2", Env: env}
 	res, err := second.RunAgent(context.Background(), in)
@@ -102,6 +107,10 @@ func TestTakeOverAfterDeathMidTool(t *testing.T) {
 	}
 	if res.Text != "all done" || res.Attempts != 2 || res.Branch != "tack/x/task-1" {
 		t.Fatalf("result %+v", res)
+	}
+	final, _, _ := run.State()
+	if res.CostUSD <= dead.AttemptCostUSD || final.CostUSD != res.CostUSD || final.AttemptCostUSD != 0 {
+		t.Fatalf("cost %v after a dead attempt that spent %v (state %+v): both attempts count", res.CostUSD, dead.AttemptCostUSD, final)
 	}
 	// The first worker's Write came back from the snapshot, the second's
 	// was made on top of it.

@@ -77,8 +77,13 @@ type State struct {
 	Snapshot string `json:"snapshot,omitempty"`
 	// Attempts counts the attempts that started the session.
 	Attempts int `json:"attempts"`
-	// CostUSD is what the attempts that ended spent.
+	// CostUSD is what the earlier attempts spent: those that ended, and
+	// those cut off as far as AttemptCostUSD had got.
 	CostUSD float64 `json:"cost_usd"`
+	// AttemptCostUSD is what the attempt in progress had spent at its last
+	// model response. An attempt cut off leaves it here, and the next one
+	// adds it to CostUSD: its requests were paid for.
+	AttemptCostUSD float64 `json:"attempt_cost_usd,omitempty"`
 }
 
 // State reads the run's state; ok is false when no attempt has saved one.
@@ -240,4 +245,32 @@ func readJSON(path string, v any) (bool, error) {
 		return false, fmt.Errorf("%s: %w", path, err)
 	}
 	return true, nil
+}
+
+// RateLimit is the model API's rate limit as the fleet's workers share
+// it: no worker sends a model request before NotBefore.
+type RateLimit struct {
+	NotBefore time.Time `json:"not_before"`
+	// Worker and Status say whose response set it, and with what status.
+	Worker string `json:"worker,omitempty"`
+	Status int    `json:"status,omitempty"`
+}
+
+func (s *Store) rateLimitPath() string { return filepath.Join(s.Root, "ratelimit.json") }
+
+// RateLimit reads the shared rate limit (zero when none was ever set).
+func (s *Store) RateLimit() (RateLimit, error) {
+	var rl RateLimit
+	_, err := readJSON(s.rateLimitPath(), &rl)
+	return rl, err
+}
+
+// ExtendRateLimit sets the shared rate limit to rl unless it already
+// lasts longer. Two workers extending it at the same moment may leave the
+// earlier of their times: the next refused request sets it again.
+func (s *Store) ExtendRateLimit(rl RateLimit) error {
+	if cur, err := s.RateLimit(); err == nil && !cur.NotBefore.Before(rl.NotBefore) {
+		return nil
+	}
+	return writeJSON(s.rateLimitPath(), rl)
 }

@@ -35,7 +35,7 @@ type Task struct {
 	AppendPrompt    string          `json:"append_system_prompt,omitempty" yaml:"append_system_prompt,omitempty"`
 	MaxTurns        int             `json:"max_turns,omitempty" yaml:"max_turns,omitempty"`
 	MaxBudgetUSD    float64         `json:"max_budget_usd,omitempty" yaml:"max_budget_usd,omitempty"`
-	JSONSchema      json.RawMessage `json:"json_schema,omitempty" yaml:"-"`
+	JSONSchema      json.RawMessage `json:"json_schema,omitempty" yaml:"json_schema,omitempty"`
 	// Push is where the change goes: a remote URL or path that the branch
 	// Branch is pushed to ("" for the task's Repo). Without a change
 	// nothing is pushed; PatchOnly writes the change as a patch file in the
