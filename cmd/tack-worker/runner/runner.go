@@ -218,6 +218,17 @@ func (a *attempt) session(ctx context.Context) (*task.Result, error) {
 	if opts.Terminal == nil {
 		opts.Terminal = processTerminal{}
 	}
+	// The one who submitted the task named its repository: that is the
+	// user's trust in the folder, recorded (in the attempt's own
+	// configuration) as a terminal's trust dialog records it, so that the
+	// repository's settings, hooks, skills and sandbox apply as they do
+	// there — its permissions.allow rules too. An untrusted task runs with
+	// the folder's code off instead.
+	if t.Untrusted {
+		opts.Untrusted = true
+	} else if _, err := agent.TrustWorkspace(opts); err != nil {
+		return nil, fmt.Errorf("trust the workspace: %w", err)
+	}
 	sessions, err := agent.SessionsDir(opts)
 	if err != nil {
 		return nil, err

@@ -36,6 +36,12 @@ type Task struct {
 	MaxTurns        int             `json:"max_turns,omitempty" yaml:"max_turns,omitempty"`
 	MaxBudgetUSD    float64         `json:"max_budget_usd,omitempty" yaml:"max_budget_usd,omitempty"`
 	JSONSchema      json.RawMessage `json:"json_schema,omitempty" yaml:"json_schema,omitempty"`
+	// Untrusted runs the session with the repository's own code off (its
+	// hooks, MCP servers, skills' commands, and its settings but for the
+	// rules that only restrict), as in a folder the user has not trusted.
+	// By default the repository is trusted: the one who submits the task
+	// names it.
+	Untrusted bool `json:"untrusted,omitempty" yaml:"untrusted,omitempty"`
 	// Push is where the change goes: a remote URL or path that the branch
 	// Branch is pushed to ("" for the task's Repo). Without a change
 	// nothing is pushed; PatchOnly writes the change as a patch file in the
@@ -192,6 +198,7 @@ func (t *Task) fill(d Task) {
 		t.JSONSchema = d.JSONSchema
 	}
 	t.PatchOnly = t.PatchOnly || d.PatchOnly
+	t.Untrusted = t.Untrusted || d.Untrusted
 }
 
 func repoName(repo string) string {

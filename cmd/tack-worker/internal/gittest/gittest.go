@@ -23,14 +23,19 @@ func Git(t testing.TB, dir string, args ...string) string {
 }
 
 // Repo makes a bare repository under dir named name, with one commit on
-// main holding files, and returns its file:// URL and path.
+// main holding files (paths relative to the repository's root, folders
+// made as needed), and returns its file:// URL and path.
 func Repo(t testing.TB, dir, name string, files map[string]string) (url, path string) {
 	t.Helper()
 	src := filepath.Join(dir, name+"-src")
 	path = filepath.Join(dir, name+".git")
 	Git(t, dir, "init", "-q", "-b", "main", src)
 	for f, content := range files {
-		if err := os.WriteFile(filepath.Join(src, f), []byte(content), 0o644); err != nil {
+		p := filepath.Join(src, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
