@@ -1,14 +1,19 @@
 package engine
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/anthropic"
@@ -19,29 +24,18 @@ import (
 // BenchmarkTurn is one prompt of one tool round trip (two requests) in a
 // session that already holds 10 or 1 000 such turns: the engine, the
 // request encoding and the HTTP client, against a server that only drains
-// the body and answers from canned bytes, so that what grows with the
-// session's length is the client's. Its time per operation at 1 000 turns
-// is meant to stay that at 10.
+// the body and answers from canned bytes. The server runs in a process of
+// its own (this test binary, as TestTurnServer), so that the CPU this
+// process spends, reported as client-cpu-ns/op, is the client's alone:
+// what grows with the session's length is then the client's. It is meant
+// to stay that at 10.
 func BenchmarkTurn(b *testing.B) {
 	for _, turns := range []int{10, 1000} {
 		b.Run(fmt.Sprintf("history=%d", turns), func(b *testing.B) {
-			var n atomic.Int64
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if _, err := io.Copy(io.Discard, r.Body); err != nil {
-					return
-				}
-				w.Header().Set("Content-Type", "text/event-stream")
-				i := n.Add(1)
-				if i%2 == 1 {
-					io.WriteString(w, cannedToolUse(i))
-				} else {
-					io.WriteString(w, cannedText)
-				}
-			}))
-			defer srv.Close()
+			srvURL := startTurnServer(b)
 			dir := b.TempDir()
 			s, err := New(Config{
-				Provider: anthropic.New(anthropic.Config{APIKey: "test", BaseURL: srv.URL}),
+				Provider: anthropic.New(anthropic.Config{APIKey: "test", BaseURL: srvURL}),
 				Model:    llm.Catalogue().Resolve("haiku", func(string) string { return "" }),
 				System:   []llm.Block{llm.Text("identity"), llm.Text(strings.Repeat("main prompt ", 200))},
 				Tools:    tool.NewRegistry(echoTool("Echo", true)),
@@ -61,13 +55,78 @@ func BenchmarkTurn(b *testing.B) {
 			}
 			run() // the encode cache now holds the history, as in a running session
 			b.ReportAllocs()
+			before := processCPU(b)
 			b.ResetTimer()
 			for range b.N {
 				s.restoreKeepingCache(base)
 				run()
 			}
+			b.StopTimer()
+			b.ReportMetric(float64(processCPU(b)-before)/float64(b.N), "client-cpu-ns/op")
 		})
 	}
+}
+
+// processCPU is the user and system time this process has spent.
+func processCPU(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// startTurnServer starts this test binary as TestTurnServer and returns
+// its URL; the server ends with the benchmark.
+func startTurnServer(b *testing.B) string {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestTurnServer$")
+	cmd.Env = append(os.Environ(), "TACK_TURN_SERVER=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		stdin.Close() // the server's signal to end
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		b.Fatalf("turn server: %v", err)
+	}
+	return strings.TrimSpace(line)
+}
+
+// TestTurnServer is BenchmarkTurn's server when TACK_TURN_SERVER is set:
+// it prints its URL, answers the odd requests with a tool call and the
+// even ones with text, and ends when its standard input closes.
+func TestTurnServer(t *testing.T) {
+	if os.Getenv("TACK_TURN_SERVER") == "" {
+		t.Skip("BenchmarkTurn's server process")
+	}
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		i := n.Add(1)
+		if i%2 == 1 {
+			io.WriteString(w, cannedToolUse(i))
+		} else {
+			io.WriteString(w, cannedText)
+		}
+	}))
+	defer srv.Close()
+	fmt.Println(srv.URL)
+	_, _ = io.Copy(io.Discard, os.Stdin)
 }
 
 // restoreKeepingCache puts the conversation back to msgs without the
