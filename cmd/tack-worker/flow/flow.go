@@ -63,8 +63,11 @@ type Timeouts struct {
 type TaskInput struct {
 	Task task.Task `json:"task"`
 	// BudgetUSD is the most the run may spend (0: the task's own bound).
-	BudgetUSD float64  `json:"budget_usd,omitempty"`
-	Timeouts  Timeouts `json:"timeouts"`
+	BudgetUSD float64 `json:"budget_usd,omitempty"`
+	// Fleet is the fleet the task runs in (nil: none); its budget, when it
+	// has one, stops the task's turns once the fleet's tasks have spent it.
+	Fleet    *runner.Fleet `json:"fleet,omitempty"`
+	Timeouts Timeouts      `json:"timeouts"`
 }
 
 // TaskWorkflow runs one task. The agent's session is one activity that
@@ -95,7 +98,7 @@ func TaskWorkflow(ctx workflow.Context, in TaskInput) (*task.Result, error) {
 	var r *runner.Runner
 	var res task.Result
 	err := workflow.ExecuteActivity(actx, r.RunAgent, runner.RunInput{RunID: StoreRunID(info.WorkflowExecution), Task: in.Task,
-		BudgetUSD: in.BudgetUSD}).Get(ctx, &res)
+		BudgetUSD: in.BudgetUSD, Fleet: in.Fleet}).Get(ctx, &res)
 	status := StatusDone
 	switch {
 	case temporal.IsCanceledError(err) || errors.Is(ctx.Err(), workflow.ErrCanceled):
@@ -162,8 +165,10 @@ func TaskWorkflowID(fleetID, taskID string) string { return fleetID + "/" + task
 
 // FleetWorkflow runs the tasks of a fleet as child TaskWorkflows, at most
 // MaxParallel at a time, and starts no more once the tasks have spent the
-// budget; each starts with what is left of it as its own bound. Cancelling
-// the fleet cancels its running tasks and skips the queued ones.
+// budget; each starts with what is left of it as its own bound, and with
+// the fleet (Fleet) whose ledger in the store stops the turns of every
+// running task once the fleet's tasks together have spent the budget.
+// Cancelling the fleet cancels its running tasks and skips the queued ones.
 func FleetWorkflow(ctx workflow.Context, in FleetInput) (*FleetStatus, error) {
 	st := &FleetStatus{Name: in.Name, BudgetUSD: in.BudgetUSD}
 	for _, t := range in.Tasks {
@@ -177,6 +182,7 @@ func FleetWorkflow(ctx workflow.Context, in FleetInput) (*FleetStatus, error) {
 		parallel = len(in.Tasks)
 	}
 	fleetID := workflow.GetInfo(ctx).WorkflowExecution.ID
+	fleet := &runner.Fleet{Run: StoreRunID(workflow.GetInfo(ctx).WorkflowExecution), Name: in.Name, BudgetUSD: in.BudgetUSD}
 	sel := workflow.NewSelector(ctx)
 	running := 0
 	next := 0
@@ -197,7 +203,8 @@ func FleetWorkflow(ctx workflow.Context, in FleetInput) (*FleetStatus, error) {
 			})
 			st.Tasks[i].Status = StatusRunning
 			running++
-			f := workflow.ExecuteChildWorkflow(cctx, TaskWorkflow, TaskInput{Task: in.Tasks[i], BudgetUSD: left, Timeouts: in.Timeouts})
+			f := workflow.ExecuteChildWorkflow(cctx, TaskWorkflow, TaskInput{Task: in.Tasks[i], BudgetUSD: left, Fleet: fleet,
+				Timeouts: in.Timeouts})
 			sel.AddFuture(f, func(f workflow.Future) {
 				running--
 				var res task.Result

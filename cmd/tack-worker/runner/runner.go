@@ -56,6 +56,10 @@ type RunInput struct {
 	Task  task.Task
 	// BudgetUSD bounds what this run may spend (0: the task's own bound).
 	BudgetUSD float64
+	// Fleet is the fleet the task runs in (nil: none): the run keeps its
+	// entry in the fleet's ledger, and sends no model request once the
+	// fleet's tasks have spent its budget.
+	Fleet *Fleet
 }
 
 // Progress is the heartbeat of a running attempt.
@@ -186,6 +190,8 @@ type attempt struct {
 	mu    sync.Mutex // st, calls; one snapshot at a time
 	st    store.State
 	calls int
+	// fleet keeps the run's entry in its fleet's ledger (nil: no fleet).
+	fleet *fleetGuard
 }
 
 func (a *attempt) logger() *slog.Logger {
@@ -201,6 +207,14 @@ func (a *attempt) session(ctx context.Context) (*task.Result, error) {
 	// What an attempt cut off had spent is spent.
 	a.st.CostUSD += a.st.AttemptCostUSD
 	a.st.AttemptCostUSD = 0
+	fleet, err := newFleetGuard(a.r.Store, a.in, a)
+	if err != nil {
+		return nil, err
+	}
+	a.fleet = fleet
+	if err := fleet.save(a.st.CostUSD, false); err != nil {
+		return nil, err
+	}
 	env := map[string]string{"CLAUDE_CONFIG_DIR": a.config, "TACK_WORKER_ID": a.r.WorkerID}
 	for k, v := range a.r.Env {
 		env[k] = v
@@ -212,7 +226,7 @@ func (a *attempt) session(ctx context.Context) (*task.Result, error) {
 		JSONSchema: t.JSONSchema, Env: env, Entrypoint: "tack-worker", Logger: a.r.Logger,
 		Terminal: a.r.Terminal, Name: store.RunDirName(a.in.RunID),
 		WrapTransport: func(base http.RoundTripper) http.RoundTripper {
-			return newLimiter(a.r.Store, a.r.WorkerID, base)
+			return newLimiter(a.r.Store, a.r.WorkerID, fleet.wrap(base))
 		},
 	}
 	if opts.Terminal == nil {
@@ -301,6 +315,9 @@ func (a *attempt) session(ctx context.Context) (*task.Result, error) {
 	if err := a.run.SaveState(st); err != nil {
 		return nil, err
 	}
+	if err := fleet.save(st.CostUSD, true); err != nil {
+		return nil, err
+	}
 	res := &task.Result{TaskID: t.ID, Subtype: result.Subtype, IsError: result.IsError, CostUSD: st.CostUSD,
 		NumTurns: result.NumTurns, InputTokens: result.Usage.InputTokens, OutputTokens: result.Usage.OutputTokens,
 		SessionID: st.SessionID, Attempts: st.Attempts, Transcript: main, StructuredOutput: result.StructuredOutput}
@@ -308,6 +325,10 @@ func (a *attempt) session(ctx context.Context) (*task.Result, error) {
 		res.Text = *result.Result
 	} else {
 		res.Text = strings.Join(result.Errors, "\n")
+	}
+	fromFleet := a.in.BudgetUSD > 0 && (t.MaxBudgetUSD == 0 || a.in.BudgetUSD < t.MaxBudgetUSD)
+	if e := fleet.stopped(result, fromFleet); e != nil {
+		res.Subtype, res.IsError, res.Text = ResultErrorFleetBudget, true, e.Error()
 	}
 	if rec, err := os.ReadFile(filepath.Join(sessions, st.SessionID, "workflow.json")); err == nil {
 		res.WorkflowRecord = filepath.Join(a.run.Dir, "workflow.json")
@@ -329,6 +350,9 @@ func (a *attempt) spent(usd float64) {
 	a.st.AttemptCostUSD = usd
 	if err := a.run.SaveState(a.st); err != nil {
 		a.logger().Error("save the attempt's cost", "err", err)
+	}
+	if err := a.fleet.save(a.st.CostUSD+usd, false); err != nil {
+		a.logger().Error("save the run's spend in the fleet's ledger", "err", err)
 	}
 }
 
