@@ -206,6 +206,9 @@ func run(runs, roundTrips int, tackPath, baselinePath, claudePath string) error 
 	if err := versionRuns(launcher, subjects, floorHello, runs); err != nil {
 		return err
 	}
+	if err := printInits(tackPath, 10); err != nil {
+		return err
+	}
 	if err := longRuns(work, repo, tackPath, target); err != nil {
 		return err
 	}
