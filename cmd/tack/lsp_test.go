@@ -99,6 +99,34 @@ func TestSayHiStartsNoLanguageServer(t *testing.T) {
 	}
 }
 
+// Reading a Go file starts gopls, in the background: it is running before
+// the model asks about the file or edits it. The Bash call waits (bounded)
+// for the wrapper's note of the start and prints it.
+func TestReadStartsTheLanguageServer(t *testing.T) {
+	e, marker := lspEnv(t)
+	wait := "for i in $(seq 1 200); do [ -s '" + marker + "' ] && break; sleep 0.05; done; cat '" + marker + "'"
+	e.srv.Append(
+		llmtest.Reply(llmtest.ToolUse("Read", map[string]any{"file_path": filepath.Join(e.dir, "main.go")})),
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": wait})),
+		llmtest.Reply(llmtest.Text("done")),
+	)
+	out, errOut := e.run("-p", "read main.go", "--dangerously-skip-permissions")
+	if e.status != 0 || strings.TrimSpace(out) != "done" {
+		t.Fatalf("exit %d\n%s\n%s", e.status, out, errOut)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	if read := toolResultText(&reqs[1]); !strings.Contains(read, "func add(a, b int) int") {
+		t.Errorf("the Read's result %q", read)
+	}
+	starts, _ := os.ReadFile(marker)
+	if len(strings.Fields(string(starts))) != 1 || !strings.Contains(toolResultText(&reqs[2]), strings.TrimSpace(string(starts))) {
+		t.Errorf("gopls started %q times, and Bash saw %q: want one start, before the Bash call", starts, toolResultText(&reqs[2]))
+	}
+}
+
 // gopls killed mid-session (by the model's own Bash call) is started again,
 // and the next LSP call answers.
 func TestKilledLanguageServerRestarts(t *testing.T) {

@@ -22,6 +22,7 @@ type Manager struct {
 
 	mu      sync.Mutex
 	servers map[string]*server
+	closed  bool // Close ran: no server starts again
 }
 
 type server struct {
@@ -77,6 +78,9 @@ func (m *Manager) clientFor(ctx context.Context, path string) (*client, string, 
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.closed {
+		return nil, "", errors.New("the session's language servers are stopped")
+	}
 	if s.client != nil && s.client.alive() {
 		return s.client, lang, nil
 	}
@@ -168,12 +172,45 @@ func (m *Manager) Close() {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.closed = true
 	for _, s := range m.servers {
 		if s.client != nil {
 			s.client.close()
 			s.client = nil
 		}
 	}
+}
+
+// FileRead starts the file's server, if one is configured and has not
+// started yet, and opens the file in it, in the background: the model reads
+// a file of the server's language before it asks about it or edits it, and
+// the server's start (seconds for gopls) then overlaps the model's next
+// turn instead of delaying the LSP call or the edit's diagnostics. A server
+// that fails to start is reported. A running, crashed or failed server is
+// left as it is: the next LSP call or edit restarts it within its limits.
+func (m *Manager) FileRead(ctx context.Context, path string) {
+	if m == nil {
+		return
+	}
+	s, _ := m.serverFor(path)
+	if s == nil {
+		return
+	}
+	m.mu.Lock()
+	fresh := !m.closed && s.client == nil && s.lastErr == nil && s.restarts == 0
+	m.mu.Unlock()
+	if !fresh {
+		return
+	}
+	ctx = context.WithoutCancel(ctx) // the start outlives the Read that asked for it
+	go func() {
+		c, lang, err := m.clientFor(ctx, path)
+		if err != nil {
+			m.report("language server: " + err.Error())
+			return
+		}
+		_, _, _ = c.sync(ctx, path, lang)
+	}()
 }
 
 // FileChanged tells the file's server, if one runs or should, about the new

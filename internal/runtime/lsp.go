@@ -50,8 +50,9 @@ func (s *Session) lspConfigs() []lsp.ServerConfig {
 func (s *Session) LSP() *lsp.Manager { return s.lsp }
 
 // withDiagnostics wraps the file-changing tools so that their results carry
-// the new errors and warnings of the file's language server, and Bash so
-// that the servers see files it changed.
+// the new errors and warnings of the file's language server, Bash so that
+// the servers see files it changed, and Read so that reading a file starts
+// its server.
 func withDiagnostics(tools []tool.Tool, m *lsp.Manager, notify func(string)) []tool.Tool {
 	out := make([]tool.Tool, len(tools))
 	for i, t := range tools {
@@ -60,6 +61,8 @@ func withDiagnostics(tools []tool.Tool, m *lsp.Manager, notify func(string)) []t
 			out[i] = diagnosed{Tool: t, m: m, notify: notify}
 		case "Bash":
 			out[i] = resynced{Tool: t, m: m}
+		case "Read":
+			out[i] = warmed{Tool: t, m: m}
 		default:
 			out[i] = t
 		}
@@ -103,6 +106,31 @@ func (t diagnosed) Run(ctx context.Context, env *tool.Env, input json.RawMessage
 	}
 	if diags != "" {
 		res.Content = append(res.Content, llm.Text("<new-diagnostics>\n"+strings.TrimSpace(diags)+"\n</new-diagnostics>"))
+	}
+	return res, nil
+}
+
+// warmed is Read starting, in the background, the language server of the
+// file it read (see lsp.Manager.FileRead).
+type warmed struct {
+	tool.Tool
+	m *lsp.Manager
+}
+
+func (t warmed) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	res, err := t.Tool.Run(ctx, env, input)
+	if err != nil || res.IsError {
+		return res, err
+	}
+	var in struct {
+		FilePath string `json:"file_path"`
+	}
+	if json.Unmarshal(input, &in) == nil && in.FilePath != "" {
+		p := in.FilePath
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(env.Cwd(), p)
+		}
+		t.m.FileRead(ctx, filepath.Clean(p))
 	}
 	return res, nil
 }
