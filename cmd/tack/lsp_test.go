@@ -127,6 +127,25 @@ func TestReadStartsTheLanguageServer(t *testing.T) {
 	}
 }
 
+// The LSP tool is read-only: in the default permission mode, on a file of
+// the working directory, it runs without asking (in -p an ask would be a
+// refusal), as Read does.
+func TestLSPNeedsNoApproval(t *testing.T) {
+	e, _ := lspEnv(t)
+	e.srv.Append(
+		llmtest.Reply(llmtest.ToolUse("LSP", map[string]any{"operation": "goToDefinition", "filePath": "main.go", "line": 6, "character": 7})),
+		llmtest.Reply(llmtest.Text("done")),
+	)
+	out, errOut := e.run("-p", "where is add")
+	if e.status != 0 || strings.TrimSpace(out) != "done" {
+		t.Fatalf("exit %d\n%s\n%s", e.status, out, errOut)
+	}
+	reqs := e.srv.Requests()
+	if got := toolResultText(&reqs[len(reqs)-1]); !strings.Contains(got, "main.go:3:6") {
+		t.Errorf("LSP result %q: want the definition, not a request for permission", got)
+	}
+}
+
 // gopls killed mid-session (by the model's own Bash call) is started again,
 // and the next LSP call answers.
 func TestKilledLanguageServerRestarts(t *testing.T) {
