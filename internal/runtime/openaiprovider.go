@@ -46,7 +46,7 @@ func (s *Session) connectExtraProviders(ctx context.Context) (extraProviders, er
 	s.extraInfo = map[string]ProviderInfo{}
 	var models []llm.Model
 	// The same proxies and certificate authorities as the Anthropic API's.
-	client := modelClient(s.cfg, s.getenv)
+	client := modelClient(s.cfg, transport.FromEnv(s.getenv))
 	for _, name := range names {
 		pc := s.settings.Providers[name]
 		where := fmt.Sprintf("providers.%s (%s)", name, pc.Source)

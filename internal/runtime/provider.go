@@ -75,18 +75,18 @@ func apiConfig(ctx context.Context, cfg Config, settings *config.Merged, getenv 
 	if creds.Keys != nil {
 		apiCfg.APIKey, apiCfg.Keys = "", creds.Keys
 	}
-	apiCfg.HTTPClient = modelClient(cfg, getenv)
+	apiCfg.HTTPClient = modelClient(cfg, transport.FromEnv(getenv))
 	apiCfg.UserAgent = "tack/" + version.Version
 	return apiCfg, creds, nil
 }
 
 // modelClient is the client of the model requests: cfg.HTTPClient, else
-// one with the proxies and certificate authorities of getenv, its
-// transport wrapped by cfg.WrapTransport when set.
-func modelClient(cfg Config, getenv func(string) string) *http.Client {
+// one with network's proxies and certificate authorities, its transport
+// wrapped by cfg.WrapTransport when set.
+func modelClient(cfg Config, network transport.Setup) *http.Client {
 	c := cfg.HTTPClient
 	if c == nil {
-		c = transport.FromEnv(getenv).Client()
+		c = network.Client()
 	}
 	if cfg.WrapTransport == nil {
 		return c

@@ -98,7 +98,7 @@ func platformConfig(ctx context.Context, cfg Config, settings *config.Merged, ge
 	// authorities as the Anthropic API's, and so do the platforms' own
 	// credential requests (see bedrockPlatform for AWS's).
 	network := transport.FromEnv(getenv)
-	apiCfg.HTTPClient = modelClient(cfg, getenv)
+	apiCfg.HTTPClient = modelClient(cfg, network)
 	apiCfg.UserAgent = "tack/" + version.Version
 	var info ProviderInfo
 	var err error

@@ -131,19 +131,28 @@ func (s *Session) saveRecord(lastTool *session.LastTool) error {
 	if w.LastTool == nil {
 		w.LastTool = s.recorded.lastTool
 	}
-	if s.recorded.createdAt.IsZero() {
-		s.recorded.createdAt = time.Now().UTC()
-	}
-	l.CreatedAt = s.recorded.createdAt
 	if err := session.SaveWorkflow(s.projectDir, s.sessionID, w); err != nil {
 		return err
 	}
 	s.recorded.lastTool = w.LastTool
+	if err := s.saveLaunch(l); err != nil {
+		return err
+	}
+	return s.savePrefix()
+}
+
+// saveLaunch writes the launch record l, created when the session's first
+// record was. The caller holds recordMu and has loaded s.recorded.
+func (s *Session) saveLaunch(l session.Launch) error {
+	if s.recorded.createdAt.IsZero() {
+		s.recorded.createdAt = time.Now().UTC()
+	}
+	l.CreatedAt = s.recorded.createdAt
 	if err := session.SaveLaunch(s.projectDir, s.sessionID, l); err != nil {
 		return err
 	}
 	s.recorded.launch = true
-	return s.savePrefix()
+	return nil
 }
 
 // recordLaunchEarly writes, while the prompt's first request is on its
@@ -165,16 +174,10 @@ func (s *Session) recordLaunchEarly() (wait func()) {
 		if s.recorded.launch {
 			return
 		}
-		if s.recorded.createdAt.IsZero() {
-			s.recorded.createdAt = time.Now().UTC()
-		}
 		_, l := s.records()
-		l.CreatedAt = s.recorded.createdAt
-		if err := session.SaveLaunch(s.projectDir, s.sessionID, l); err != nil {
+		if err := s.saveLaunch(l); err != nil {
 			s.notify("launch record: " + err.Error())
-			return
 		}
-		s.recorded.launch = true
 	}()
 	return func() { <-done }
 }
