@@ -105,3 +105,60 @@ func TestGitInstructionsTurnedOff(t *testing.T) {
 		t.Error("CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS=1 kept the git status")
 	}
 }
+
+// TestResumeResendsTheRecordedPrompt: a resumed session sends the system
+// prompt and tools its first request sent (prefix.json), byte for byte,
+// though the repository changed since: the prompt cache still holds. A
+// resume that asks for another prompt (--append-system-prompt) or another
+// model gets a prompt made anew, with the git status of now, and that
+// prompt is the one the next resume re-sends.
+func TestResumeResendsTheRecordedPrompt(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	e := newEnv(t,
+		llmtest.Reply(llmtest.Text("one")), llmtest.Reply(llmtest.Text("two")),
+		llmtest.Reply(llmtest.Text("three")), llmtest.Reply(llmtest.Text("four")),
+		llmtest.Reply(llmtest.Text("five")))
+	e.write("a.txt", "one\n")
+	gitRepo(t, e.dir)
+	_, id := e.sessionRun("-p", "first")
+	e.write("later.txt", "made after the session started\n")
+	e.sessionRun("-p", "second", "-r", id)
+	e.sessionRun("-p", "third", "-r", id, "--append-system-prompt", "Answer in French.")
+	e.sessionRun("-p", "fourth", "-r", id, "--model", "haiku")
+	// The launch record now says haiku and French: the next resume
+	// re-sends the prompt the last one made (without latest.txt), not the
+	// first one's.
+	e.write("latest.txt", "made after the fourth run\n")
+	e.sessionRun("-p", "fifth", "-r", id)
+	reqs := e.srv.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if strings.Contains(reqs[0].SystemText(), "later.txt") {
+		t.Fatal("the first prompt already names later.txt")
+	}
+	first, _ := json.Marshal(reqs[0].System)
+	resumed, _ := json.Marshal(reqs[1].System)
+	if string(first) != string(resumed) {
+		t.Errorf("the resumed session's system prompt changed:\n%s\n---\n%s", first, resumed)
+	}
+	t1, _ := json.Marshal(reqs[0].Tools)
+	t2, _ := json.Marshal(reqs[1].Tools)
+	if string(t1) != string(t2) {
+		t.Error("the resumed session's tools changed")
+	}
+	for i, want := range map[int]string{2: "Answer in French.", 3: reqs[3].Model} {
+		if sys := reqs[i].SystemText(); !strings.Contains(sys, want) || !strings.Contains(sys, "?? later.txt") {
+			t.Errorf("request %d: the prompt is not made anew (no %q or no later.txt):\n%s", i, want, sys)
+		}
+	}
+	last, _ := json.Marshal(reqs[3].System)
+	if fifth, _ := json.Marshal(reqs[4].System); string(fifth) != string(last) {
+		t.Errorf("the fifth request did not re-send the prompt the fourth one made:\n%s\n---\n%s", last, fifth)
+	}
+	if reqs[3].Model == reqs[0].Model {
+		t.Fatalf("--model haiku sent %s", reqs[3].Model)
+	}
+}

@@ -53,8 +53,10 @@ type resumed struct {
 	// the fork's new id.
 	id         string
 	transcript *session.Transcript
-	// workflow and launch are the session's records (workflow.json,
-	// launch.json); nil when missing or not valid (a notice said so).
+	// workflow, launch and prefix are the session's records
+	// (workflow.json, launch.json, prefix.json: the system prompt and
+	// tools its first request sent); nil when missing or not valid (a
+	// notice said so).
 	workflow *session.Workflow
 	launch   *session.Launch
 	prefix   *session.Prefix

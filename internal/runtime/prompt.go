@@ -26,6 +26,14 @@ func (t *thread) buildPrompt(ctx context.Context) error {
 	// which the prompt names already.
 	penv.ExtraDirs = slices.DeleteFunc(t.checker.Dirs(), func(d string) bool { return d == t.cwd })
 	popts := prompt.Options{Append: s.cfg.AppendSystemPrompt, Env: penv, AutoMemory: t.autoMemory}
+	r := s.resumed
+	recorded := r != nil && r.prefix != nil && r.prefix.Model == t.model.ID
+	if r != nil && r.prefix != nil && !recorded {
+		// The session goes on with another model: its prompt is made
+		// anew, git status included, which the prefetch left out.
+		r.prefix = nil
+		t.gitStatus = s.prefetchGitStatus(ctx, t.cwd)
+	}
 	if t.gitStatus != nil {
 		popts.GitStatus = <-t.gitStatus
 	}
@@ -36,10 +44,13 @@ func (t *thread) buildPrompt(ctx context.Context) error {
 		popts.Replace, popts.ReplaceSet = def.Prompt+"\n\n"+penv.Describe(), true
 	}
 	t.system = prompt.System(popts)
-	if r := s.resumed; r != nil && r.prefix != nil {
-		if blocks, err := r.prefix.SystemBlocks(); err == nil {
-			t.system = blocks
+	if recorded {
+		blocks, err := r.prefix.SystemBlocks()
+		if err != nil {
+			r.prefix = nil // the new prompt goes, and replaces the record
+			return nil
 		}
+		t.system = blocks
 		if specs, err := r.prefix.ToolSpecs(); err == nil {
 			t.recordedTools = specs
 		}

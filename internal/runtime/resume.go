@@ -3,12 +3,13 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tackcode/tack/internal/session"
 )
 
-// loadRecords loads the workflow and launch records of the stored session
+// loadRecords loads the workflow, launch and prefix records of the stored session
 // id. A record that is not valid (edited by hand) is reported and left out:
 // the conversation still resumes from the transcript.
 func (r *resumed) loadRecords(cfg Config, projectDir, id string) {
@@ -23,6 +24,12 @@ func (r *resumed) loadRecords(cfg Config, projectDir, id string) {
 		r.launch = nil
 		if !errors.Is(err, session.ErrNotFound) {
 			notify(cfg, fmt.Sprintf("resuming without the launch options: %v", err))
+		}
+	}
+	if r.prefix, err = session.LoadPrefix(projectDir, id); err != nil {
+		r.prefix = nil
+		if !errors.Is(err, session.ErrNotFound) {
+			notify(cfg, fmt.Sprintf("resuming with a new system prompt and tools (the prompt cache starts over): %v", err))
 		}
 	}
 }
@@ -57,10 +64,23 @@ func (r *resumed) restore(cfg Config, o Launch) Launch {
 	}
 	r.agentRestored = o.Agent == "" && l.Agent != ""
 	o = restoreLaunch(o, *l)
+	if r.prefix != nil && !samePrompt(o, *l) {
+		// The recorded prompt is not the one this launch asks for.
+		r.prefix = nil
+	}
 	if len(told) > 0 {
 		notify(cfg, "restored "+strings.Join(told, ", ")+" from the session")
 	}
 	return o
+}
+
+// samePrompt reports whether the options o (restored) shape the system
+// prompt as the session's launch l did: the same prompt options, agent and
+// extra directories (which the prompt names).
+func samePrompt(o Launch, l session.Launch) bool {
+	same := func(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+	return same(o.SystemPrompt, l.SystemPrompt) && o.AppendSystemPrompt == l.AppendSystemPrompt &&
+		o.Agent == l.Agent && slices.Equal(o.AddDirs, l.AddDirs)
 }
 
 // restoreLaunch fills the options this launch leaves unset with the values

@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -212,13 +211,16 @@ func (d *onDisk) load(projectDir, id string) {
 }
 
 // savePrefix records the prefix of the session's requests once, when a
-// request has been sent.
+// request has been sent. A resumed session that re-sent its recorded
+// prefix has it on file already; one that made its prompt anew (another
+// model, other prompt options) replaces it, so that the next resume
+// re-sends what this one sent.
 func (s *Session) savePrefix() error {
 	tools := s.main.engine.SentTools()
 	if tools == nil || s.recorded.prefix {
 		return nil
 	}
-	if _, err := session.LoadPrefix(s.projectDir, s.sessionID); !errors.Is(err, session.ErrNotFound) {
+	if r := s.resumed; r != nil && r.prefix != nil && !s.cfg.ForkSession {
 		s.recorded.prefix = true
 		return nil
 	}
