@@ -65,6 +65,10 @@ type server struct {
 	refreshKinds  map[ChangeKind]bool
 	refreshing    bool
 	refreshes     atomic.Int64 // lists re-read on notifications, for tests
+	// noted counts the list_changed notifications read off a stdio
+	// server's connection whose refresh is not yet asked for (see
+	// noteListChanged).
+	noted atomic.Int64
 }
 
 // session is one live connection to a server.
@@ -87,9 +91,9 @@ func newServer(m *Manager, cfg ServerConfig, part string, roots []string) *serve
 	}
 	opts := &mcp.ClientOptions{
 		ElicitationHandler:         s.elicit,
-		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { s.kickRefresh(ChangeTools) },
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { s.kickRefresh(ChangeResources) },
-		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { s.kickRefresh(ChangePrompts) },
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { s.listChanged(ChangeTools) },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { s.listChanged(ChangeResources) },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { s.listChanged(ChangePrompts) },
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			if p := req.Params; p != nil {
 				m.onProgress(p.ProgressToken, p.Progress, p.Total, p.Message)
@@ -350,6 +354,7 @@ func (s *server) dial(ctx context.Context) (*session, *mcp.ServerCapabilities, e
 			return nil, nil, &connectError{msg: "no command to start"}
 		}
 		proc = newProcTransport(cfg, s.m.opts.Env, s.m.opts.Dir)
+		proc.onListChanged = s.noteListChanged
 		inner = proc
 	case TypeHTTP, TypeSSE:
 		var next http.RoundTripper
@@ -664,6 +669,26 @@ func diffKeys[T any](old, cur []T, key func(T) string) (added, removed []string)
 	return added, removed
 }
 
+// listChanged is the SDK's handler of a list_changed notification. A stdio
+// server's notifications were taken as they were read (noteListChanged).
+func (s *server) listChanged(kind ChangeKind) {
+	if s.cfg.transport() != TypeStdio {
+		s.kickRefresh(kind)
+	}
+}
+
+// noteListChanged takes a list_changed notification as the connection
+// reads it, before the messages after it are read: the refresh counts as
+// due at once (waitRefresh waits for it), and is asked for off the
+// connection's goroutine, which must not wait on the server's lock.
+func (s *server) noteListChanged(kind ChangeKind) {
+	s.noted.Add(1)
+	go func() {
+		s.kickRefresh(kind)
+		s.noted.Add(-1)
+	}()
+}
+
 // kickRefresh asks for a list to be read again. It is called from the
 // SDK's notification goroutine, so it only records the wish; one goroutine
 // per server does the reading, and wishes made meanwhile are merged.
@@ -960,7 +985,7 @@ func (s *server) waitRefresh(ctx context.Context, d time.Duration) {
 	deadline := time.Now().Add(d)
 	for {
 		s.mu.Lock()
-		busy := s.refreshing || (len(s.refreshKinds) > 0 && s.sess != nil)
+		busy := s.noted.Load() > 0 || s.refreshing || (len(s.refreshKinds) > 0 && s.sess != nil)
 		s.mu.Unlock()
 		if !busy || time.Now().After(deadline) || ctx.Err() != nil {
 			return

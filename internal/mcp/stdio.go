@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -37,6 +38,9 @@ type procTransport struct {
 	name string
 	cmd  *exec.Cmd
 	proc *process // set by Connect
+	// onListChanged is called with each list_changed notification the
+	// server sends, as it is read (see procConn.Read).
+	onListChanged func(ChangeKind)
 }
 
 func newProcTransport(cfg ServerConfig, env []string, dir string) *procTransport {
@@ -80,14 +84,37 @@ func (t *procTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		p.terminate()
 		return nil, err
 	}
-	return &procConn{Connection: inner, proc: p}, nil
+	return &procConn{Connection: inner, proc: p, onListChanged: t.onListChanged}, nil
 }
 
 // procConn is the JSON-RPC connection to a server process; closing it
 // stops the process group.
 type procConn struct {
 	mcp.Connection
-	proc *process
+	proc          *process
+	onListChanged func(ChangeKind)
+}
+
+// listChanges are the notifications that a server's list changed.
+var listChanges = map[string]ChangeKind{
+	"notifications/tools/list_changed":     ChangeTools,
+	"notifications/resources/list_changed": ChangeResources,
+	"notifications/prompts/list_changed":   ChangePrompts,
+}
+
+// Read passes on the server's next message. A list_changed notification
+// is told to onListChanged before it is passed on: the SDK hands
+// notifications to their handler on a goroutine of its own, so a tool
+// call's answer read after the notification could reach its caller before
+// the handler ran, and the next request would miss the server's new tools.
+func (c *procConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && !req.ID.IsValid() && c.onListChanged != nil {
+		if kind, ok := listChanges[req.Method]; ok {
+			c.onListChanged(kind)
+		}
+	}
+	return msg, err
 }
 
 func (c *procConn) Close() error {
