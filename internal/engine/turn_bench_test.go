@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -60,6 +61,64 @@ func BenchmarkTurn(b *testing.B) {
 			for range b.N {
 				s.restoreKeepingCache(base)
 				run()
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(processCPU(b)-before)/float64(b.N), "client-cpu-ns/op")
+		})
+	}
+}
+
+// BenchmarkTurnFloor is BenchmarkTurn's floor: the two requests of a turn
+// sent with net/http alone, as bytes already encoded (the body tack sends
+// at that length of history), against the same server, their responses
+// read to the end and not parsed. What it spends grows with the session's
+// length as tack's must — the bytes to send — so BenchmarkTurn minus this
+// is tack's own cost per turn.
+func BenchmarkTurnFloor(b *testing.B) {
+	for _, turns := range []int{10, 1000} {
+		b.Run(fmt.Sprintf("history=%d", turns), func(b *testing.B) {
+			srvURL := startTurnServer(b)
+			dir := b.TempDir()
+			s, err := New(Config{
+				Provider: anthropic.New(anthropic.Config{APIKey: "test", BaseURL: srvURL}),
+				Model:    llm.Catalogue().Resolve("haiku", func(string) string { return "" }),
+				System:   []llm.Block{llm.Text("identity"), llm.Text(strings.Repeat("main prompt ", 200))},
+				Tools:    tool.NewRegistry(echoTool("Echo", true)),
+				Env:      &tool.Env{ProjectDir: dir, Shell: shell.New(dir, nil), Files: tool.NewFileState(), ScratchDir: dir},
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.Restore(append(history(turns), llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text("go on")}}))
+			body, err := s.buildRequest().Body()
+			if err != nil {
+				b.Fatal(err)
+			}
+			client := &http.Client{Transport: &http.Transport{}}
+			post := func() {
+				req, err := http.NewRequest(http.MethodPost, srvURL+"/v1/messages", bytes.NewReader(body))
+				if err != nil {
+					b.Fatal(err)
+				}
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := client.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, err = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusOK {
+					b.Fatal(resp.Status, err)
+				}
+			}
+			post()
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			before := processCPU(b)
+			b.ResetTimer()
+			for range b.N {
+				post()
+				post()
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(processCPU(b)-before)/float64(b.N), "client-cpu-ns/op")
