@@ -78,12 +78,12 @@ func findResumed(cfg Config, projectDir string) (*resumed, Config, error) {
 	if cfg.ResumeDropsTurn != "" && cfg.ResumeSessionAt == "" {
 		return nil, cfg, errors.New("--resume-drops-turn needs --resume-session-at")
 	}
-	info, err := findStored(cfg, projectDir)
+	id, err := findStored(cfg, projectDir)
 	if err != nil {
 		return nil, cfg, err
 	}
-	r := &resumed{id: info.ID}
-	r.loadRecords(cfg, projectDir, info.ID)
+	r := &resumed{id: id}
+	r.loadRecords(cfg, projectDir, id)
 	if err := r.loadTranscript(cfg, projectDir); err != nil {
 		return nil, cfg, err
 	}
@@ -129,23 +129,25 @@ func checkDrops(projectDir, id, at, turn string) error {
 	return t.CheckDrops(at, turn)
 }
 
-// findStored is the stored session cfg names (Resume) or the latest one
-// (Continue).
-func findStored(cfg Config, projectDir string) (session.Info, error) {
-	var info session.Info
+// findStored is the id of the stored session cfg names (Resume) or of the
+// latest one (Continue).
+func findStored(cfg Config, projectDir string) (string, error) {
+	var id string
 	var err error
 	if cfg.Resume != "" {
-		info, err = session.Resolve(projectDir, cfg.Resume)
+		id, err = session.ResolveID(projectDir, cfg.Resume)
 	} else {
+		var info session.Info
 		info, err = session.Latest(projectDir)
+		id = info.ID
 	}
 	switch {
 	case errors.Is(err, session.ErrNotFound) && cfg.Resume != "":
-		return info, fmt.Errorf("no session %q in this project (tack sessions lists them)", cfg.Resume)
+		return "", fmt.Errorf("no session %q in this project (tack sessions lists them)", cfg.Resume)
 	case errors.Is(err, session.ErrNotFound):
-		return info, errors.New("no session to continue in this project")
+		return "", errors.New("no session to continue in this project")
 	}
-	return info, err
+	return id, err
 }
 
 // fill sets *dst to v when it holds the zero value.

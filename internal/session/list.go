@@ -160,10 +160,9 @@ func Latest(projectDir string) (Info, error) {
 // recent session whose custom title is idOrName.
 func Resolve(projectDir, idOrName string) (Info, error) {
 	if IsSessionID(idOrName) {
-		path := filepath.Join(projectDir, idOrName+".jsonl")
-		fi, err := os.Stat(path)
-		if err != nil || fi.Size() == 0 {
-			return Info{}, fmt.Errorf("session %s in %s: %w", idOrName, projectDir, ErrNotFound)
+		path, fi, err := stored(projectDir, idOrName)
+		if err != nil {
+			return Info{}, err
 		}
 		return readInfo(projectDir, candidate{id: idOrName, path: path, info: fi}, true)
 	}
@@ -180,6 +179,27 @@ func Resolve(projectDir, idOrName string) (Info, error) {
 		}
 	}
 	return Info{}, fmt.Errorf("no session named %q in %s: %w", idOrName, projectDir, ErrNotFound)
+}
+
+// ResolveID is Resolve's session id alone: a session id is checked to
+// have a transcript, without reading it (a resume reads it whole next).
+func ResolveID(projectDir, idOrName string) (string, error) {
+	if IsSessionID(idOrName) {
+		_, _, err := stored(projectDir, idOrName)
+		return idOrName, err
+	}
+	in, err := Resolve(projectDir, idOrName)
+	return in.ID, err
+}
+
+// stored is the transcript of session id, which must not be empty.
+func stored(projectDir, id string) (string, os.FileInfo, error) {
+	path := filepath.Join(projectDir, id+".jsonl")
+	fi, err := os.Stat(path)
+	if err != nil || fi.Size() == 0 {
+		return "", nil, fmt.Errorf("session %s in %s: %w", id, projectDir, ErrNotFound)
+	}
+	return path, fi, nil
 }
 
 // readInfo derives a session's Info from the head and tail of its file.

@@ -144,15 +144,25 @@ func TestResolve(t *testing.T) {
 	writeSession(t, dir, sid1, "one", base, titled("task"))
 	writeSession(t, dir, sid2, "two", base.Add(time.Minute), titled("task"))
 	writeSession(t, dir, sid3, "three", base.Add(2*time.Minute), titled("other"))
+	const empty = "77777777-7777-4888-8999-aaaaaaaaaaaa"
+	if err := os.WriteFile(filepath.Join(dir, empty+".jsonl"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ arg, want string }{{sid1, sid1}, {"task", sid2}, {"other", sid3}} {
 		in, err := Resolve(dir, c.arg)
 		if err != nil || in.ID != c.want {
 			t.Errorf("Resolve(%q) = %s, %v; want %s", c.arg, in.ID, err, c.want)
 		}
+		if id, err := ResolveID(dir, c.arg); err != nil || id != c.want {
+			t.Errorf("ResolveID(%q) = %s, %v; want %s", c.arg, id, err, c.want)
+		}
 	}
-	for _, arg := range []string{"nothing", "", "66666666-7777-4888-8999-aaaaaaaaaaaa"} {
+	for _, arg := range []string{"nothing", "", "66666666-7777-4888-8999-aaaaaaaaaaaa", empty} {
 		if _, err := Resolve(dir, arg); !errors.Is(err, ErrNotFound) {
 			t.Errorf("Resolve(%q): %v", arg, err)
+		}
+		if _, err := ResolveID(dir, arg); !errors.Is(err, ErrNotFound) {
+			t.Errorf("ResolveID(%q): %v", arg, err)
 		}
 	}
 	// A rename wins over the older title.
