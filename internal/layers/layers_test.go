@@ -24,8 +24,9 @@ var leaves = []string{
 // only lists, for the packages it names, the only tack packages they may
 // import besides the leaves.
 var only = map[string][]string{
-	// main builds the command line and exits with its code.
-	"cmd/tack": {"internal/cli"},
+	// main sets the process's heap budget, builds the command line and
+	// exits with its code.
+	"cmd/tack": {"internal/cli", "internal/startheap"},
 	// The surfaces are written against the public SDK, as an outside
 	// program would be, and their own helpers.
 	"internal/cli":          {"agent", "internal/acp", "internal/cli/cmdio", "internal/cli/configcmd", "internal/sdkproto", "internal/tui"},
