@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -119,7 +121,7 @@ func TestResumeResendsTheRecordedPrompt(t *testing.T) {
 	e := newEnv(t,
 		llmtest.Reply(llmtest.Text("one")), llmtest.Reply(llmtest.Text("two")),
 		llmtest.Reply(llmtest.Text("three")), llmtest.Reply(llmtest.Text("four")),
-		llmtest.Reply(llmtest.Text("five")))
+		llmtest.Reply(llmtest.Text("five")), llmtest.Reply(llmtest.Text("six")))
 	e.write("a.txt", "one\n")
 	gitRepo(t, e.dir)
 	_, id := e.sessionRun("-p", "first")
@@ -132,8 +134,14 @@ func TestResumeResendsTheRecordedPrompt(t *testing.T) {
 	// first one's.
 	e.write("latest.txt", "made after the fourth run\n")
 	e.sessionRun("-p", "fifth", "-r", id)
+	// Without its launch record, a resume that gives prompt options makes
+	// the prompt anew too.
+	if err := os.Remove(filepath.Join(e.projectDir(), id, "launch.json")); err != nil {
+		t.Fatal(err)
+	}
+	e.sessionRun("-p", "sixth", "-r", id, "--model", "haiku", "--append-system-prompt", "Be brief.")
 	reqs := e.srv.Requests()
-	if len(reqs) != 5 {
+	if len(reqs) != 6 {
 		t.Fatalf("%d requests", len(reqs))
 	}
 	if strings.Contains(reqs[0].SystemText(), "later.txt") {
@@ -157,6 +165,9 @@ func TestResumeResendsTheRecordedPrompt(t *testing.T) {
 	last, _ := json.Marshal(reqs[3].System)
 	if fifth, _ := json.Marshal(reqs[4].System); string(fifth) != string(last) {
 		t.Errorf("the fifth request did not re-send the prompt the fourth one made:\n%s\n---\n%s", last, fifth)
+	}
+	if sys := reqs[5].SystemText(); !strings.Contains(sys, "Be brief.") {
+		t.Errorf("the sixth request ignored --append-system-prompt:\n%s", sys)
 	}
 	if reqs[3].Model == reqs[0].Model {
 		t.Fatalf("--model haiku sent %s", reqs[3].Model)

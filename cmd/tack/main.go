@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"golang.org/x/term"
 
@@ -13,15 +14,19 @@ import (
 	"github.com/tackcode/tack/internal/startheap"
 )
 
-// startHeap is the heap tack grows to before its first collection: more
-// than resuming a session of 10 000 messages takes, so that loading it runs
+// startHeap and startWindow bound tack's start-up heap: no collection
+// runs before the heap reaches startHeap or startWindow has passed. That is
+// more than resuming a session of 10 000 messages takes, so loading it runs
 // no collection (bench/harness: 47 ms to the first request with the
-// runtime's default pacing, 37 ms with this), while a -p run stays far
-// under it and a long session is paced as usual once it passes it.
-const startHeap = 64 << 20
+// runtime's default pacing, 35 ms with this), while a -p run stays far under
+// it, and a session that goes on is paced as usual once the window is over.
+const (
+	startHeap   = 64 << 20
+	startWindow = time.Second
+)
 
 func main() {
-	startheap.Set(startHeap, os.Getenv)
+	startheap.Set(startHeap, startWindow, os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// The first Ctrl-C stops the run cleanly (the running tool's process
 	// group is killed, the transcript records the interruption); once it is

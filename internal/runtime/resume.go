@@ -53,6 +53,9 @@ func (r *resumed) restore(cfg Config, o Launch) Launch {
 	}
 	l := r.launch
 	if l == nil {
+		if r.prefix != nil && !samePrompt(o, session.Launch{}) {
+			r.prefix = nil // prompt options given now, unknown then
+		}
 		return o
 	}
 	var told []string

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The runtime's GC settings belong to the process: each case runs in a
@@ -42,7 +43,11 @@ func TestChild(t *testing.T) {
 		return ""
 	}
 	before := numGC()
-	Set(64<<20, getenv)
+	window := time.Hour
+	if name == "window" {
+		window = 50 * time.Millisecond
+	}
+	Set(64<<20, window, getenv)
 	switch name {
 	case "budget":
 		garbage(48 << 20)
@@ -65,6 +70,17 @@ func TestChild(t *testing.T) {
 		if p := debug.SetGCPercent(100); p != 100 {
 			t.Fatalf("GC percent %d after the first collection, want 100", p)
 		}
+	case "window":
+		time.Sleep(time.Second)
+		if n := numGC() - before; n != 0 {
+			t.Fatalf("%d collections with no garbage", n)
+		}
+		if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+			t.Fatalf("the memory limit stayed at %d after the window", l)
+		}
+		if p := debug.SetGCPercent(100); p != 100 {
+			t.Fatalf("GC percent %d after the window, want 100", p)
+		}
 	case "user-gogc":
 		if p := debug.SetGCPercent(100); p != 100 {
 			t.Fatalf("GOGC set by the user, but Set changed the percent to %d", p)
@@ -76,7 +92,7 @@ func TestChild(t *testing.T) {
 }
 
 func TestStartHeap(t *testing.T) {
-	for _, name := range []string{"budget", "user-gogc"} {
+	for _, name := range []string{"budget", "window", "user-gogc"} {
 		t.Run(name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestChild$", "-test.v")
 			cmd.Env = append(os.Environ(), "STARTHEAP_CASE="+name, "GOGC=", "GOMEMLIMIT=")
