@@ -34,17 +34,7 @@ func BenchmarkTurn(b *testing.B) {
 	for _, turns := range []int{10, 1000} {
 		b.Run(fmt.Sprintf("history=%d", turns), func(b *testing.B) {
 			srvURL := startTurnServer(b)
-			dir := b.TempDir()
-			s, err := New(Config{
-				Provider: anthropic.New(anthropic.Config{APIKey: "test", BaseURL: srvURL}),
-				Model:    llm.Catalogue().Resolve("haiku", func(string) string { return "" }),
-				System:   []llm.Block{llm.Text("identity"), llm.Text(strings.Repeat("main prompt ", 200))},
-				Tools:    tool.NewRegistry(echoTool("Echo", true)),
-				Env:      &tool.Env{ProjectDir: dir, Shell: shell.New(dir, nil), Files: tool.NewFileState(), ScratchDir: dir},
-			})
-			if err != nil {
-				b.Fatal(err)
-			}
+			s := turnSession(b, srvURL)
 			s.Restore(history(turns))
 			// Room for the turn each operation adds, so that putting the
 			// history back copies nothing.
@@ -78,17 +68,7 @@ func BenchmarkTurnFloor(b *testing.B) {
 	for _, turns := range []int{10, 1000} {
 		b.Run(fmt.Sprintf("history=%d", turns), func(b *testing.B) {
 			srvURL := startTurnServer(b)
-			dir := b.TempDir()
-			s, err := New(Config{
-				Provider: anthropic.New(anthropic.Config{APIKey: "test", BaseURL: srvURL}),
-				Model:    llm.Catalogue().Resolve("haiku", func(string) string { return "" }),
-				System:   []llm.Block{llm.Text("identity"), llm.Text(strings.Repeat("main prompt ", 200))},
-				Tools:    tool.NewRegistry(echoTool("Echo", true)),
-				Env:      &tool.Env{ProjectDir: dir, Shell: shell.New(dir, nil), Files: tool.NewFileState(), ScratchDir: dir},
-			})
-			if err != nil {
-				b.Fatal(err)
-			}
+			s := turnSession(b, srvURL)
 			s.Restore(append(history(turns), llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text("go on")}}))
 			body, err := s.buildRequest().Body()
 			if err != nil {
@@ -124,6 +104,23 @@ func BenchmarkTurnFloor(b *testing.B) {
 			b.ReportMetric(float64(processCPU(b)-before)/float64(b.N), "client-cpu-ns/op")
 		})
 	}
+}
+
+// turnSession is the session BenchmarkTurn and BenchmarkTurnFloor build
+// their history in, its model requests going to srvURL.
+func turnSession(b *testing.B, srvURL string) *Session {
+	dir := b.TempDir()
+	s, err := New(Config{
+		Provider: anthropic.New(anthropic.Config{APIKey: "test", BaseURL: srvURL}),
+		Model:    llm.Catalogue().Resolve("haiku", func(string) string { return "" }),
+		System:   []llm.Block{llm.Text("identity"), llm.Text(strings.Repeat("main prompt ", 200))},
+		Tools:    tool.NewRegistry(echoTool("Echo", true)),
+		Env:      &tool.Env{ProjectDir: dir, Shell: shell.New(dir, nil), Files: tool.NewFileState(), ScratchDir: dir},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
 }
 
 // processCPU is the user and system time this process has spent.

@@ -43,18 +43,17 @@ func (t *thread) buildPrompt(ctx context.Context) error {
 	case def != nil:
 		popts.Replace, popts.ReplaceSet = def.Prompt+"\n\n"+penv.Describe(), true
 	}
-	t.system = prompt.System(popts)
 	if recorded {
-		blocks, err := r.prefix.SystemBlocks()
-		if err != nil {
-			r.prefix = nil // the new prompt goes, and replaces the record
+		if blocks, err := r.prefix.SystemBlocks(); err == nil {
+			t.system = blocks
+			if specs, err := r.prefix.ToolSpecs(); err == nil {
+				t.recordedTools = specs
+			}
 			return nil
 		}
-		t.system = blocks
-		if specs, err := r.prefix.ToolSpecs(); err == nil {
-			t.recordedTools = specs
-		}
+		r.prefix = nil // the new prompt goes, and replaces the record
 	}
+	t.system = prompt.System(popts)
 	return nil
 }
 
