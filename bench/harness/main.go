@@ -133,28 +133,25 @@ func run(runs, roundTrips int, tackPath, baselinePath, claudePath string) error 
 		fmt.Printf("each program is started by bench/launch, whose own peak RSS, %s, is the lowest RSS it can report\n\n", mib(float64(floor)/1024))
 	}
 
+	hi, err := scenario(launcher, subjects, work, repo, "say hi", []llmtest.Turn{llmtest.Reply(llmtest.Text("hi"))}, runs)
+	if err != nil {
+		return fmt.Errorf("say hi: %w", err)
+	}
+	turns := make([]llmtest.Turn, 0, roundTrips+1)
+	for i := range roundTrips {
+		// Each call differs (limit), as a real session's would: the same
+		// call over and over is what loop detection stops.
+		turns = append(turns, llmtest.Reply(llmtest.ToolUse("Read", map[string]any{"file_path": target, "limit": 100 + i})))
+	}
+	turns = append(turns, llmtest.Reply(llmtest.Text("done")))
+	rt, err := scenario(launcher, slices.DeleteFunc(slices.Clone(subjects), func(s subject) bool { return s.sayHiOnly }),
+		work, repo, "read notes.txt", turns, runs)
+	if err != nil {
+		return fmt.Errorf("round trips: %w", err)
+	}
 	results := map[string][2][]sample{}
 	for _, s := range subjects {
-		hi, err := scenario(launcher, s, work, repo, "say hi", []llmtest.Turn{llmtest.Reply(llmtest.Text("hi"))}, runs)
-		if err != nil {
-			return fmt.Errorf("%s say hi: %w", s.name, err)
-		}
-		if s.sayHiOnly {
-			results[s.name] = [2][]sample{hi, nil}
-			continue
-		}
-		turns := make([]llmtest.Turn, 0, roundTrips+1)
-		for i := range roundTrips {
-			// Each call differs (limit), as a real session's would: the same
-			// call over and over is what loop detection stops.
-			turns = append(turns, llmtest.Reply(llmtest.ToolUse("Read", map[string]any{"file_path": target, "limit": 100 + i})))
-		}
-		turns = append(turns, llmtest.Reply(llmtest.Text("done")))
-		rt, err := scenario(launcher, s, work, repo, "read notes.txt", turns, runs)
-		if err != nil {
-			return fmt.Errorf("%s round trips: %w", s.name, err)
-		}
-		results[s.name] = [2][]sample{hi, rt}
+		results[s.name] = [2][]sample{hi[s.name], rt[s.name]}
 	}
 
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -215,55 +212,101 @@ func run(runs, roundTrips int, tackPath, baselinePath, claudePath string) error 
 	return mcpRuns(work, repo, tackPath, 5)
 }
 
-// scenario runs prompt runs times against a fresh fake API serving turns.
-func scenario(launcher string, s subject, work, repo, prompt string, turns []llmtest.Turn, runs int) ([]sample, error) {
-	var violations []string
+// scenario runs prompt runs times with each subject, each against a fresh
+// fake API of its own serving turns, and returns their samples by name.
+// The subjects take turns run by run (tack, the floor, the baseline, tack
+// again…), so that a machine whose speed drifts during the call moves
+// their figures alike, as farm-bench's pairs do.
+func scenario(launcher string, subjects []subject, work, repo, prompt string, turns []llmtest.Turn, runs int) (map[string][]sample, error) {
+	runners := make([]*runner, 0, len(subjects))
+	defer func() {
+		for _, r := range runners {
+			r.close()
+		}
+	}()
+	for _, s := range subjects {
+		r, err := newRunner(launcher, s, work, repo, prompt, turns)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.name, err)
+		}
+		runners = append(runners, r)
+	}
+	out := map[string][]sample{}
+	for i := range runs {
+		for _, r := range runners {
+			smp, err := r.run(i)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", r.s.name, err)
+			}
+			out[r.s.name] = append(out[r.s.name], smp)
+		}
+	}
+	return out, nil
+}
+
+// runner runs one subject's scenario against its own fake API.
+type runner struct {
+	launcher, repo, prompt string
+	s                      subject
+	srv                    *llmtest.Server
+	home                   string
+	violations             []string
+}
+
+func newRunner(launcher string, s subject, work, repo, prompt string, turns []llmtest.Turn) (*runner, error) {
+	r := &runner{launcher: launcher, repo: repo, prompt: prompt, s: s, home: filepath.Join(work, "home-"+s.name)}
 	srv, err := llmtest.NewServer(llmtest.Options{
 		Turns: turns, ByConversation: true, Loop: true, Lenient: s.name == "claude" || s.name == "floor",
 		OnViolation: func(err error) {
-			violations = append(violations, err.Error())
+			r.violations = append(r.violations, err.Error())
 		},
 	})
 	if err != nil {
 		return nil, err
 	}
-	defer srv.Close()
-	home := filepath.Join(work, "home-"+s.name)
-	if err := os.MkdirAll(home, 0o755); err != nil {
+	r.srv = srv
+	if err := os.MkdirAll(r.home, 0o755); err != nil {
+		srv.Close()
 		return nil, err
 	}
-	var out []sample
-	for i := 0; i < runs; i++ {
-		before := len(srv.Requests())
-		cmd := exec.Command(launcher, append(append([]string{s.bin}, s.args...), prompt)...)
-		cmd.Dir = repo
-		cmd.Env = append([]string{
-			"PATH=" + os.Getenv("PATH"), "HOME=" + home, "SHELL=/bin/bash", "IS_SANDBOX=1",
-			"ANTHROPIC_API_KEY=bench", "ANTHROPIC_BASE_URL=" + srv.URL(),
-		}, s.env...)
-		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		rep, err := launched(cmd)
-		if err != nil {
-			return nil, fmt.Errorf("run %d: %w\n%s", i, err, stderr.String())
-		}
-		reqs := srv.Requests()[before:]
-		reqs = slices.DeleteFunc(reqs, func(r llmtest.Request) bool { return r.Path != "/v1/messages" })
-		if len(reqs) == 0 {
-			return nil, fmt.Errorf("run %d made no request\n%s", i, stderr.String())
-		}
-		smp := rep.sample()
-		smp.toFirstRequest = reqs[0].Received.Sub(rep.start())
-		smp.lastByteToExit = rep.exit().Sub(reqs[len(reqs)-1].Done)
-		smp.firstBytes = len(reqs[0].Body)
-		smp.gap = roundTripGap(reqs)
-		out = append(out, smp)
+	return r, nil
+}
+
+func (r *runner) close() {
+	r.srv.Close()
+	if len(r.violations) > 0 {
+		fmt.Fprintf(os.Stderr, "%s: %d requests differed from tack's invariants, e.g. %s\n", r.s.name, len(r.violations), r.violations[0])
 	}
-	if len(violations) > 0 {
-		fmt.Fprintf(os.Stderr, "%s: %d requests differed from tack's invariants, e.g. %s\n", s.name, len(violations), violations[0])
+}
+
+// run is the subject's run number i.
+func (r *runner) run(i int) (sample, error) {
+	s, srv := r.s, r.srv
+	before := len(srv.Requests())
+	cmd := exec.Command(r.launcher, append(append([]string{s.bin}, s.args...), r.prompt)...)
+	cmd.Dir = r.repo
+	cmd.Env = append([]string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + r.home, "SHELL=/bin/bash", "IS_SANDBOX=1",
+		"ANTHROPIC_API_KEY=bench", "ANTHROPIC_BASE_URL=" + srv.URL(),
+	}, s.env...)
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	rep, err := launched(cmd)
+	if err != nil {
+		return sample{}, fmt.Errorf("run %d: %w\n%s", i, err, stderr.String())
 	}
-	return out, nil
+	reqs := srv.Requests()[before:]
+	reqs = slices.DeleteFunc(reqs, func(r llmtest.Request) bool { return r.Path != "/v1/messages" })
+	if len(reqs) == 0 {
+		return sample{}, fmt.Errorf("run %d made no request\n%s", i, stderr.String())
+	}
+	smp := rep.sample()
+	smp.toFirstRequest = reqs[0].Received.Sub(rep.start())
+	smp.lastByteToExit = rep.exit().Sub(reqs[len(reqs)-1].Done)
+	smp.firstBytes = len(reqs[0].Body)
+	smp.gap = roundTripGap(reqs)
+	return smp, nil
 }
 
 // compare is the cells of o's figure c beside tack's t: the figure and
@@ -285,33 +328,24 @@ func versionRuns(launcher string, subjects []subject, hello string, runs int) er
 			others = append(others, s)
 		}
 	}
-	measure := func(s subject) ([]sample, error) {
-		args := []string{"--version"}
-		if s.name == "floor" {
-			args = nil
-		}
-		out := make([]sample, 0, runs)
-		for range runs {
+	// The subjects take turns run by run, as in scenario.
+	got := map[string][]sample{}
+	for range runs {
+		for _, s := range append([]subject{subjects[0]}, others...) {
+			args := []string{"--version"}
+			if s.name == "floor" {
+				args = nil
+			}
 			cmd := exec.Command(launcher, append([]string{s.bin}, args...)...)
 			cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, s.env...)
 			rep, err := launched(cmd)
 			if err != nil {
-				return nil, fmt.Errorf("%s --version: %w", s.name, err)
+				return fmt.Errorf("%s --version: %w", s.name, err)
 			}
-			out = append(out, rep.sample())
-		}
-		return out, nil
-	}
-	t, err := measure(subjects[0])
-	if err != nil {
-		return err
-	}
-	got := map[string][]sample{}
-	for _, o := range others {
-		if got[o.name], err = measure(o); err != nil {
-			return err
+			got[s.name] = append(got[s.name], rep.sample())
 		}
 	}
+	t := got[subjects[0].name]
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	header := "--version (median)\ttack\t"
 	for _, o := range others {

@@ -16,7 +16,9 @@ import (
 // launch record (its data and its folder), which holds what a resume
 // restores and is written while the request is on its way — and, after the
 // last event, the answer before the records written after every prompt
-// (workflow, launch again, prefix), which are not synced.
+// (workflow, launch again), which are not synced. The request prefix
+// (prefix.json, 25 KB) is written, unsynced, while the request is on its
+// way too: not between the answer and the exit.
 func TestPrintRunSyncsOnlyWhatMustLast(t *testing.T) {
 	strace, err := exec.LookPath("strace")
 	if err != nil {
@@ -40,7 +42,7 @@ func TestPrintRunSyncsOnlyWhatMustLast(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(string(data), "\n")
-	answer, firstLaunch, firstWorkflow, syncs := -1, -1, -1, 0
+	answer, firstLaunch, firstWorkflow, prefix, syncs := -1, -1, -1, -1, 0
 	syncCall := regexp.MustCompile(`^\d+\s+(fsync|fdatasync|sync_file_range|syncfs)\(`)
 	for i, l := range lines {
 		switch {
@@ -52,10 +54,15 @@ func TestPrintRunSyncsOnlyWhatMustLast(t *testing.T) {
 			firstLaunch = i
 		case firstWorkflow < 0 && strings.Contains(l, "workflow.json"):
 			firstWorkflow = i
+		case strings.Contains(l, "prefix.json"):
+			prefix = i
 		}
 	}
-	if answer < 0 || firstLaunch < 0 || firstWorkflow < 0 {
-		t.Fatalf("answer at %d, first launch record at %d, first workflow record at %d in the trace:\n%s", answer, firstLaunch, firstWorkflow, data)
+	if answer < 0 || firstLaunch < 0 || firstWorkflow < 0 || prefix < 0 {
+		t.Fatalf("answer at %d, first launch record at %d, first workflow record at %d, request prefix at %d in the trace:\n%s", answer, firstLaunch, firstWorkflow, prefix, data)
+	}
+	if prefix > firstWorkflow {
+		t.Errorf("the request prefix was written after the run, not while its request was on its way:\n%s", data)
 	}
 	if answer > firstWorkflow {
 		t.Errorf("the answer was printed after the workflow record was written:\n%s", data)

@@ -91,6 +91,10 @@ type Config struct {
 	// call left waiting for the host (ask), once the results are in the
 	// conversation. Nil: no one.
 	OnToolDecision func(name, decision string)
+	// OnRequest hears of each request of the conversation as it is sent,
+	// before its answer: what it holds is being encoded, so it must be read
+	// only, and the call must not block. Nil: no one.
+	OnRequest func(req *llm.Request)
 	// ParentToolUseID is set for a subagent's session: its messages carry
 	// it as parent_tool_use_id.
 	ParentToolUseID string
@@ -508,6 +512,9 @@ func (r *run) endTurn() *protocol.Result {
 func (r *run) callModel() (*llm.Response, error) {
 	s := r.s
 	req := s.buildRequest()
+	if s.cfg.OnRequest != nil {
+		s.cfg.OnRequest(req)
+	}
 	obs := llm.Observer{
 		Retry: func(rt llm.Retry) {
 			msg := &protocol.System{

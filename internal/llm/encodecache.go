@@ -46,7 +46,7 @@ type EncodeCache struct {
 // encodeTools writes the tools array, reusing the previous request's bytes
 // when it offered the same tools. c may be nil. The caller holds c.mu.
 func (c *EncodeCache) encodeTools(w *bodyWriter, tools []ToolSpec) {
-	if c != nil && c.tools != nil && sameSpecs(c.specs, tools) {
+	if c != nil && c.tools != nil && SameToolSpecs(c.specs, tools) {
 		w.reuse(c.tools)
 		return
 	}
@@ -65,10 +65,10 @@ func (c *EncodeCache) encodeTools(w *bodyWriter, tools []ToolSpec) {
 	}
 }
 
-// sameSpecs reports whether two tools arrays encode alike. Their strings
-// and schemas are the same memory from request to request, which the
-// comparisons find first.
-func sameSpecs(a, b []ToolSpec) bool {
+// SameToolSpecs reports whether two tools arrays encode alike. Their
+// strings and schemas are the same memory from request to request, which
+// the comparisons find first.
+func SameToolSpecs(a, b []ToolSpec) bool {
 	if len(a) != len(b) {
 		return false
 	}

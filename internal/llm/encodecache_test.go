@@ -297,3 +297,30 @@ func TestEncodeCacheReusesTheToolsArray(t *testing.T) {
 		t.Errorf("a tool removed is still sent: %s", got)
 	}
 }
+
+// TestEncodePrefixIsTheBodys checks that the system and tools arrays
+// EncodePrefix gives are the bytes the body carries, and "[]" for none.
+func TestEncodePrefixIsTheBodys(t *testing.T) {
+	r := conversation(2)
+	r.System = append(r.System, Block{Type: TypeText, Text: "with \"quotes\" <and> a breakpoint", CacheControl: &CacheControl{Type: "ephemeral", TTL: "1h"}})
+	r.Tools = []ToolSpec{
+		{Name: "Read", Description: "Read a file", InputSchema: []byte("{\n  \"type\": \"object\"\n}")},
+		{Name: "mcp__x__y", InputSchema: []byte(`{"type":"object"}`), DeferLoading: true},
+		{Raw: []byte(`{"type":"web_search_20250305","name":"web_search"}`)},
+	}
+	system, tools, err := r.EncodePrefix()
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := fresh(t, r)
+	if want := `"system":` + string(system) + `,"messages":`; !strings.Contains(string(body), want) {
+		t.Errorf("body %s\nlacks %s", body, want)
+	}
+	if want := `,"tools":` + string(tools) + `,"stream":true}`; !strings.HasSuffix(string(body), want) {
+		t.Errorf("body %s\ndoes not end with %s", body, want)
+	}
+	system, tools, err = (&Request{Model: "m"}).EncodePrefix()
+	if err != nil || string(system) != "[]" || string(tools) != "[]" {
+		t.Errorf("empty prefix: %s %s %v", system, tools, err)
+	}
+}

@@ -86,16 +86,10 @@ func (r *Request) Encode() (*EncodedBody, error) {
 	buf.WriteString(`,"max_tokens":`)
 	buf.WriteString(strconv.Itoa(r.MaxTokens))
 	if len(r.System) > 0 {
-		buf.WriteString(`,"system":[`)
-		for i, b := range r.System {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := b.encode(buf); err != nil {
-				return nil, fmt.Errorf("system block %d: %w", i, err)
-			}
+		buf.WriteString(`,"system":`)
+		if err := encodeSystem(buf, r.System); err != nil {
+			return nil, err
 		}
-		buf.WriteByte(']')
 	}
 	buf.WriteString(`,"messages":[`)
 	if err := r.Cache.encodeMessages(w, r.Messages); err != nil {
@@ -130,6 +124,35 @@ func (r *Request) Encode() (*EncodedBody, error) {
 		r.Cache.done(w, final)
 	}
 	return body, nil
+}
+
+// encodeSystem writes the system array.
+func encodeSystem(buf *bytes.Buffer, blocks []Block) error {
+	buf.WriteByte('[')
+	for i, b := range blocks {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if err := b.encode(buf); err != nil {
+			return fmt.Errorf("system block %d: %w", i, err)
+		}
+	}
+	buf.WriteByte(']')
+	return nil
+}
+
+// EncodePrefix returns the system and tools arrays of the request's body,
+// byte for byte as Encode writes them ("[]" when there are none), without
+// the rest of the body.
+func (r *Request) EncodePrefix() (system, tools []byte, err error) {
+	var buf bytes.Buffer
+	if err := encodeSystem(&buf, r.System); err != nil {
+		return nil, nil, err
+	}
+	system = bytes.Clone(buf.Bytes())
+	w := &bodyWriter{}
+	(*EncodeCache)(nil).encodeTools(w, r.Tools)
+	return system, w.buf.Bytes(), nil
 }
 
 func (t ToolSpec) encode(buf *bytes.Buffer) {

@@ -179,6 +179,7 @@ func (t *thread) startEngine(context.Context) error {
 		IncludePartial:    t.parent == nil && s.cfg.IncludePartialMessages,
 		Recorder:          t.recorder,
 		OnToolDecision:    t.onToolDecision(),
+		OnRequest:         t.onRequest(),
 		TranscriptPath:    t.transcript,
 		ParentToolUseID:   t.spec.toolUseID,
 		Compaction:        t.compaction(),

@@ -310,11 +310,24 @@ type Session struct {
 	// gives way to the default, a model asked for now is refused.
 	askedModel string
 	// hookTimes times hook handlers for the debug log.
-	hookTimes    hookTimer
-	costBase     float64    // what the session spent before this process resumed it
-	named        bool       // this launch named the session: its record is written at once
-	recordMu     sync.Mutex // one writer of the records at a time, each from the state it read
-	recorded     onDisk     // what the records on disk hold; under recordMu
+	hookTimes hookTimer
+	costBase  float64    // what the session spent before this process resumed it
+	named     bool       // this launch named the session: its record is written at once
+	recordMu  sync.Mutex // one writer of the records at a time, each from the state it read
+	recorded  onDisk     // what the records on disk hold; under recordMu
+	// prefixWrite is closed once the request prefix written while the
+	// first request is on its way (see thread.onRequest) is on disk; nil
+	// until that request.
+	prefixWrite atomic.Pointer[chan struct{}]
+	prefixMu    sync.Mutex
+	// prefix is what prefix.json holds: saved once it is written, or once
+	// the resumed one stands; tools are the tools array this process wrote
+	// into it (nil for a resumed one, which is not written again). Under
+	// prefixMu.
+	prefix struct {
+		saved bool
+		tools []llm.ToolSpec
+	}
 	settings     *config.Merged
 	trust        workspaceTrust
 	provider     llm.Provider

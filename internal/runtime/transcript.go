@@ -3,9 +3,11 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/tackcode/tack/internal/llm"
@@ -120,6 +122,12 @@ func (s *Session) saveRecord(lastTool *session.LastTool) error {
 	if s.projectDir == "" {
 		return nil
 	}
+	// The prefix written during the first request is on disk first, so
+	// that the one written here, when the tools changed since, has the
+	// last word.
+	if done := s.prefixWrite.Load(); done != nil {
+		<-*done
+	}
 	// A record read before a rename must not be written after the
 	// rename's.
 	s.recordMu.Lock()
@@ -130,14 +138,20 @@ func (s *Session) saveRecord(lastTool *session.LastTool) error {
 	if w.LastTool == nil {
 		w.LastTool = s.recorded.lastTool
 	}
-	if err := session.SaveWorkflow(s.projectDir, s.sessionID, w); err != nil {
-		return err
+	// Three files, each written whole on its own: side by side, the exit
+	// waits for the slowest of them rather than for the three in turn.
+	var (
+		wg                 sync.WaitGroup
+		errWorkflow, errPr error
+	)
+	wg.Go(func() { errWorkflow = session.SaveWorkflow(s.projectDir, s.sessionID, w) })
+	wg.Go(func() { errPr = s.savePrefix(s.main.engine.SentTools()) })
+	errLaunch := s.saveLaunch(l)
+	wg.Wait()
+	if errWorkflow == nil {
+		s.recorded.lastTool = w.LastTool
 	}
-	s.recorded.lastTool = w.LastTool
-	if err := s.saveLaunch(l); err != nil {
-		return err
-	}
-	return s.savePrefix()
+	return errors.Join(errWorkflow, errLaunch, errPr)
 }
 
 // saveLaunch writes the launch record l, created when the session's first
@@ -190,8 +204,6 @@ type onDisk struct {
 	createdAt time.Time
 	// launch is set once the launch record exists.
 	launch bool
-	// prefix is set once prefix.json exists: it is written only once.
-	prefix bool
 }
 
 // load reads, the first time, the last tool call and the creation time
@@ -210,18 +222,48 @@ func (d *onDisk) load(projectDir, id string) {
 	}
 }
 
-// savePrefix records the prefix of the session's requests once, when a
-// request has been sent. A resumed session that re-sent its recorded
-// prefix has it on file already; one that made its prompt anew (another
-// model, other prompt options) replaces it, so that the next resume
-// re-sends what this one sent.
-func (s *Session) savePrefix() error {
-	tools := s.main.engine.SentTools()
-	if tools == nil || s.recorded.prefix {
+// onRequest has the main thread's first request write the request
+// prefix while it is on its way, rather than between the answer and the
+// exit: the prefix is a 25 KB file made from the system prompt and the
+// tools array as sent. Nil for a subagent, or a session not persisted.
+func (t *thread) onRequest() func(*llm.Request) {
+	s := t.s
+	if t.parent != nil || s.projectDir == "" {
+		return nil
+	}
+	return func(req *llm.Request) {
+		if s.prefixWrite.Load() != nil {
+			return
+		}
+		done := make(chan struct{})
+		if !s.prefixWrite.CompareAndSwap(nil, &done) {
+			return
+		}
+		tools := req.Tools
+		go func() {
+			defer close(done)
+			if err := s.savePrefix(tools); err != nil {
+				s.notify("request prefix: " + err.Error())
+			}
+		}()
+	}
+}
+
+// savePrefix records the prefix of the session's requests — tools, the
+// tools array a request sent, and the main thread's system prompt — once a
+// request has been sent, and again when a later request offers other
+// tools (an MCP server joined). A resumed session that re-sent its
+// recorded prefix has it on file already; one that made its prompt anew
+// (another model, other prompt options) replaces it, so that the next
+// resume re-sends what this one sent.
+func (s *Session) savePrefix(tools []llm.ToolSpec) error {
+	s.prefixMu.Lock()
+	defer s.prefixMu.Unlock()
+	if tools == nil || s.prefix.saved && (s.prefix.tools == nil || llm.SameToolSpecs(s.prefix.tools, tools)) {
 		return nil
 	}
 	if r := s.resumed; r != nil && r.prefix != nil && !s.cfg.ForkSession {
-		s.recorded.prefix = true
+		s.prefix.saved = true
 		return nil
 	}
 	p, err := session.PrefixOf(s.sessionID, &llm.Request{Model: s.main.engine.Model().ID, MaxTokens: 1,
@@ -233,7 +275,7 @@ func (s *Session) savePrefix() error {
 	if err := session.SavePrefix(s.projectDir, s.sessionID, p); err != nil {
 		return err
 	}
-	s.recorded.prefix = true
+	s.prefix.saved, s.prefix.tools = true, tools
 	return nil
 }
 

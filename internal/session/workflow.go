@@ -112,27 +112,14 @@ type Prefix struct {
 	Tools  json.RawMessage `json:"tools"`
 }
 
-// PrefixOf cuts the system blocks and tools array out of the body req sends.
+// PrefixOf is the system blocks and tools array of the body req sends, as
+// it sends them.
 func PrefixOf(sessionID string, req *llm.Request) (Prefix, error) {
-	body, err := req.Body()
+	system, tools, err := req.EncodePrefix()
 	if err != nil {
 		return Prefix{}, fmt.Errorf("encode request prefix: %w", err)
 	}
-	var d doc
-	if d.parse(body) != nil || d.root().kind != kindObject {
-		return Prefix{}, errors.New("encode request prefix: request body is not a JSON object")
-	}
-	p := Prefix{SchemaVersion: WorkflowVersion, SessionID: sessionID, Model: req.Model,
-		System: json.RawMessage("[]"), Tools: json.RawMessage("[]")}
-	d.members(0, func(k, v int) {
-		switch key := d.tape[k]; {
-		case key.is(body, "system"):
-			p.System = append(json.RawMessage(nil), d.tape[v].raw(body)...)
-		case key.is(body, "tools"):
-			p.Tools = append(json.RawMessage(nil), d.tape[v].raw(body)...)
-		}
-	})
-	return p, nil
+	return Prefix{SchemaVersion: WorkflowVersion, SessionID: sessionID, Model: req.Model, System: system, Tools: tools}, nil
 }
 
 // SystemBlocks decodes the system array; a request built from them encodes
