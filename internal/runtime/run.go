@@ -22,6 +22,12 @@ import (
 // UserPromptSubmit hooks refuse does. An error is a prompt that could not
 // start (a slash command that failed): no result follows it.
 func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit engine.Emit) error {
+	// The prompt's transcript is durable when it returns, whichever way.
+	defer func() {
+		if err := s.mainSync.wait(); err != nil {
+			s.notify("transcript: " + err.Error())
+		}
+	}()
 	s.setEmitter(emit)
 	defer s.setEmitter(nil)
 	s.prepareMCP(ctx)

@@ -311,10 +311,12 @@ type Session struct {
 	askedModel string
 	// hookTimes times hook handlers for the debug log.
 	hookTimes hookTimer
-	costBase  float64    // what the session spent before this process resumed it
-	named     bool       // this launch named the session: its record is written at once
-	recordMu  sync.Mutex // one writer of the records at a time, each from the state it read
-	recorded  onDisk     // what the records on disk hold; under recordMu
+	costBase  float64 // what the session spent before this process resumed it
+	named     bool    // this launch named the session: its record is written at once
+	// mainSync is the main thread's recorder (nil when not persisted).
+	mainSync *syncBeside
+	recordMu sync.Mutex // one writer of the records at a time, each from the state it read
+	recorded onDisk     // what the records on disk hold; under recordMu
 	// prefixWrite is closed once the request prefix written while the
 	// first request is on its way (see thread.onRequest) is on disk; nil
 	// until that request.

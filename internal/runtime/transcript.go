@@ -43,7 +43,8 @@ func (t *thread) openTranscript(context.Context) error {
 	}
 	t.transcript = s.transcriptPath()
 	s.recorder = session.NewWriter(t.transcript, session.Meta{SessionID: s.sessionID, Cwd: s.cwd, Version: version.Version, Entrypoint: entry}, parent)
-	t.recorder, t.closeRecorder = s.recorder, s.recorder.Close
+	s.mainSync = &syncBeside{Writer: s.recorder}
+	t.recorder, t.closeRecorder = s.mainSync, s.recorder.Close
 	if err := s.mirrorTranscript(); err != nil {
 		return err
 	}
@@ -74,6 +75,37 @@ func (s *Session) mirrorTranscript() error {
 		fn(s.recorder.Path(), lines)
 	}
 	return nil
+}
+
+// syncBeside is the main thread's recorder. The engine syncs it once a
+// prompt's result is out; its Sync starts that sync and returns, so that
+// the records written after the prompt (saveRecord) go to disk beside it
+// rather than after it. RunPrompt waits for it before it returns: a prompt
+// is over once its transcript is durable, as before.
+type syncBeside struct {
+	*session.Writer
+	pending chan error // nil when no sync is under way
+}
+
+// Sync starts the sync, once the one it started before is over (its error
+// is returned). Called by the engine on the goroutine that runs the
+// prompt, which waits for it (wait).
+func (r *syncBeside) Sync() error {
+	err := r.wait()
+	done := make(chan error, 1)
+	r.pending = done
+	go func() { done <- r.Writer.Sync() }()
+	return err
+}
+
+// wait waits for the sync Sync started, and returns its error.
+func (r *syncBeside) wait() error {
+	if r == nil || r.pending == nil {
+		return nil
+	}
+	err := <-r.pending
+	r.pending = nil
+	return err
 }
 
 // transcriptPath is the session's transcript; "" when it is not persisted.
