@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -67,7 +68,10 @@ func TestElicitationSeams(t *testing.T) {
 			answer := func(action string) ElicitationResult {
 				res := ElicitationResult{Action: action}
 				if action == ElicitAccept {
-					res.Content = ada
+					// A map of its own: the SDK fills the schema's
+					// defaults into the content it is given, and the
+					// subtests run in parallel.
+					res.Content = maps.Clone(ada)
 				}
 				return res
 			}
