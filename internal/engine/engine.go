@@ -130,6 +130,9 @@ type Session struct {
 	// rather than copying the whole history (see buildRequest).
 	sent  []llm.Message
 	marks []int
+	// sentOf is the first element of the history's array when sent was
+	// last taken from it.
+	sentOf *llm.Message
 	// encoded keeps the JSON of the messages the latest request sent, so
 	// the next one encodes only what is new.
 	encoded  llm.EncodeCache

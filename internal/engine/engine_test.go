@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -120,8 +121,9 @@ func newHarness(t *testing.T, tools []tool.Tool, turns []llmtest.Turn, tweak fun
 	p := anthropic.New(anthropic.Config{APIKey: "test", BaseURL: srv.URL(), MaxRetries: 3})
 	dir := t.TempDir()
 	rec := &memRecorder{}
+	fe := &freshEncoding{t: t, inner: p}
 	cfg := Config{
-		Provider: freshEncoding{t: t, inner: p},
+		Provider: fe,
 		Model:    llm.Catalogue().Resolve("haiku", func(string) string { return "" }),
 		System:   []llm.Block{llm.Text("identity"), llm.Text("main prompt")},
 		Tools:    tool.NewRegistry(tools...),
@@ -136,19 +138,24 @@ func newHarness(t *testing.T, tools []tool.Tool, turns []llmtest.Turn, tweak fun
 	if err != nil {
 		t.Fatal(err)
 	}
+	fe.sess = s
 	return &harness{srv: srv, sess: s, rec: rec, provider: p}
 }
 
 // freshEncoding checks that every request the engine sends encodes, through
 // its encode cache, to exactly the bytes a fresh encoding gives: the cache
 // must never send a stale message, whatever the test does to the history
-// (tool results, interrupts, compaction, rewinds).
+// (tool results, interrupts, compaction, rewinds). It also checks that the
+// request's messages are the session's history, but for the breakpoints
+// on copies: the array the engine extends from request to request must
+// never hold a stale message either.
 type freshEncoding struct {
 	t     *testing.T
 	inner llm.Provider
+	sess  *Session // set once the session exists
 }
 
-func (f freshEncoding) Stream(ctx context.Context, req *llm.Request, obs llm.Observer) (*llm.Response, error) {
+func (f *freshEncoding) Stream(ctx context.Context, req *llm.Request, obs llm.Observer) (*llm.Response, error) {
 	if req.Cache != nil {
 		cached, err := req.Body()
 		if err != nil {
@@ -163,8 +170,35 @@ func (f freshEncoding) Stream(ctx context.Context, req *llm.Request, obs llm.Obs
 		if !bytes.Equal(cached, want) {
 			f.t.Errorf("the encode cache changed the request body:\ncached %s\nfresh  %s", cached, want)
 		}
+		if f.sess != nil {
+			if i, ok := sameUnmarked(req.Messages, f.sess.Messages()); !ok {
+				f.t.Errorf("request message %d is not the history's: %+v", i, req.Messages[min(i, len(req.Messages)-1)])
+			}
+		}
 	}
 	return f.inner.Stream(ctx, req, obs)
+}
+
+// sameUnmarked reports whether sent is a prefix of history, block by block,
+// but for their cache breakpoints, and where it is not.
+func sameUnmarked(sent, history []llm.Message) (int, bool) {
+	if len(sent) > len(history) {
+		return len(history), false
+	}
+	for i := range sent {
+		a, b := sent[i], history[i]
+		if a.Role != b.Role || len(a.Content) != len(b.Content) {
+			return i, false
+		}
+		for j := range a.Content {
+			x, y := a.Content[j], b.Content[j]
+			x.CacheControl, y.CacheControl = nil, nil
+			if !reflect.DeepEqual(x, y) {
+				return i, false
+			}
+		}
+	}
+	return 0, true
 }
 
 func (h *harness) run(ctx context.Context, prompt string) *protocol.Result {

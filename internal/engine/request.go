@@ -27,6 +27,9 @@ func (s *Session) buildRequest() *llm.Request {
 		Tools:     s.toolSpecs(),
 		UserID:    s.cfg.UserID,
 		Cache:     &s.encoded,
+		// The messages extend the previous request's array (see
+		// sentMessages), as the encode cache may then assume.
+		Extends: true,
 	}
 	s.sentTools = req.Tools
 	req.Betas = append(req.Betas, s.cfg.Betas...)
@@ -71,13 +74,16 @@ func (s *Session) buildRequest() *llm.Request {
 // sentMessages is the messages array of the next request, unmarked: the
 // previous request's, with its breakpoints' copies put back to the
 // history's messages and the new messages appended. A session's history
-// only grows between requests, so that costs the new messages, where a
-// copy would cost the whole history (and its garbage) at every request;
-// when the history changed otherwise (compaction, a restore, a result
-// put in place), the array is built anew. The previous request is over
-// by then: nothing reads its array again. The result is capped, so that
-// the next request's appends never write into an array a request holds.
-// The caller holds s.mu.
+// only grows between requests, and only its last message is ever edited
+// in place (a block added to it), so while the history is the array the
+// previous request's was taken from, the array is extended: that costs
+// the new messages, where a copy, or a comparison, would cost the whole
+// history (and its garbage) at every request. When the history is another
+// array (compaction, a restore, or the history outgrowing its capacity),
+// the two are compared message by message, and the array is built anew
+// if they differ. The previous request is over by then: nothing reads its
+// array again. The result is capped, so that the next request's appends
+// never write into an array a request holds. The caller holds s.mu.
 func (s *Session) sentMessages() []llm.Message {
 	n := len(s.messages)
 	for _, p := range s.marks {
@@ -86,14 +92,30 @@ func (s *Session) sentMessages() []llm.Message {
 		}
 	}
 	s.marks = s.marks[:0]
-	if len(s.sent) == 0 || len(s.sent) > n || !sameMessages(s.sent, s.messages) {
+	if k := len(s.sent); k == 0 || k > n || !s.sentFrom(k) {
 		// Room for the turns to come: appends then copy nothing.
 		s.sent = make([]llm.Message, n, n+n/4+8)
 		copy(s.sent, s.messages)
 	} else {
-		s.sent = append(s.sent, s.messages[len(s.sent):]...)
+		// The last message the previous request sent may have been
+		// edited since; the ones before it were not.
+		s.sent[k-1] = s.messages[k-1]
+		s.sent = append(s.sent, s.messages[k:]...)
+	}
+	if n > 0 {
+		s.sentOf = &s.messages[0]
 	}
 	return s.sent[:n:n]
+}
+
+// sentFrom reports whether the first k-1 messages of sent are the
+// history's: at once when the history is the array they were taken from,
+// else by comparing them.
+func (s *Session) sentFrom(k int) bool {
+	if &s.messages[0] == s.sentOf {
+		return true
+	}
+	return sameMessages(s.sent[:k-1], s.messages)
 }
 
 // sameMessages reports whether sent is a prefix of msgs, message by

@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"bytes"
+	"context"
 	"testing"
 
 	"github.com/tackcode/tack/internal/llm"
+	"github.com/tackcode/tack/internal/llm/llmtest"
 )
 
 // hasMark reports whether m's last block carries a cache breakpoint.
@@ -53,5 +56,35 @@ func TestRequestsExtendOneMessagesArray(t *testing.T) {
 		if hasMark(m) != (i == len(r3.Messages)-1) {
 			t.Errorf("restored: message %d breakpoint %v", i, hasMark(m))
 		}
+	}
+}
+
+// With prompt caching off, no breakpoint marks the previous request's last
+// message, yet that message can still change: a request that failed leaves
+// the prompt last in the history, and the next prompt joins it. The next
+// request carries the joined message, both in the array the engine extends
+// and in the bytes the encode cache reuses (freshEncoding checks both).
+func TestAnEditedLastMessageIsSentWithoutBreakpoints(t *testing.T) {
+	h := newHarness(t, nil, []llmtest.Turn{
+		{Content: []llm.Block{llmtest.Text("one")}},
+		{Content: []llm.Block{llmtest.Text("two")}, Faults: []llmtest.Fault{{Status: 400, Message: "bad request"}}},
+	}, func(c *Config) { c.DisableCache = true })
+	ctx := context.Background()
+	if res := h.run(ctx, "first"); res.IsError {
+		t.Fatalf("first run: %+v", res)
+	}
+	if res := h.run(ctx, "second"); !res.IsError {
+		t.Fatalf("the second run should have failed: %+v", res)
+	}
+	if res := h.run(ctx, "third"); res.IsError {
+		t.Fatalf("third run: %+v", res)
+	}
+	reqs := h.srv.Requests()
+	last := reqs[len(reqs)-1]
+	if !bytes.Contains(last.Body, []byte(`"second"`)) || !bytes.Contains(last.Body, []byte(`"third"`)) {
+		t.Fatalf("the last request lost a prompt of the joined message: %s", last.Body)
+	}
+	if bytes.Contains(last.Body, []byte("cache_control")) {
+		t.Errorf("caching is off, yet the request carries a breakpoint: %s", last.Body)
 	}
 }

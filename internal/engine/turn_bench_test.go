@@ -239,3 +239,34 @@ const cannedText = "event: message_start\ndata: {\"type\":\"message_start\",\"me
 	"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
 	"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null}," + sseUsage + "}\n\n" +
 	"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+
+// BenchmarkNextRequest is the part of BenchmarkTurn that is tack's alone
+// and could grow with the history: building and encoding a turn's two
+// requests, with no network. It is meant to be the same at 1 000 turns as
+// at 10.
+func BenchmarkNextRequest(b *testing.B) {
+	for _, turns := range []int{10, 1000} {
+		b.Run(fmt.Sprintf("history=%d", turns), func(b *testing.B) {
+			s := turnSession(b, "http://127.0.0.1:1")
+			s.Restore(history(turns))
+			base := append(make([]llm.Message, 0, len(s.messages)+16), s.Messages()...)
+			turn := history(1)[1:3] // a call and its result
+			prompt := llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text("go on")}}
+			send := func() {
+				if _, err := s.buildRequest().Encode(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			s.messages = append(s.messages, prompt)
+			send()
+			b.ReportAllocs()
+			for b.Loop() {
+				s.restoreKeepingCache(base)
+				s.messages = append(s.messages, prompt)
+				send()
+				s.messages = append(s.messages, turn...)
+				send()
+			}
+		})
+	}
+}

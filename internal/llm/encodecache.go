@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"sync"
 )
 
@@ -20,7 +21,10 @@ import (
 // slice, so it misses the cache and is encoded afresh; a history cut by
 // compaction moves every message, so none matches. The cache holds those
 // addresses, so the memory they point to cannot be reused for another
-// message while the cache can still match it.
+// message while the cache can still match it. Checking every message is
+// still a walk of the whole history per request; a request that extends the
+// previous one's array (Request.Extends) skips it, and looks only at the
+// messages that can have changed.
 //
 // Each message's bytes (with the comma that precedes it, for all but the
 // first) lie in the buffer of the request that encoded it; a buffer is never
@@ -34,13 +38,30 @@ type EncodeCache struct {
 	mu   sync.Mutex
 	keys []messageKey // the latest request's messages, in order
 	enc  [][]byte     // their bytes, in the buffers that hold them
-	runs int          // how many runs of reused bytes the latest body had
+	// spans are the same bytes as the runs of memory they lie in, in
+	// order: span j holds messages [spans[j-1].end, spans[j].end). A
+	// request that extends the latest one (Request.Extends) takes the
+	// runs before its first changed message whole, without a look at the
+	// messages they hold.
+	spans []span
+	// base is the first element of the latest request's messages array
+	// (which it keeps from being reused for another), and marked the
+	// positions of the messages in it that carried a cache breakpoint.
+	base   *Message
+	marked []int
+	runs   int // how many runs of reused bytes the latest body had
 	// specs and tools are the latest request's tools array and its bytes:
 	// a session offers the same tools request after request, and the
 	// array (the tools' descriptions and schemas) is as large as a long
 	// turn.
 	specs []ToolSpec
 	tools []byte
+}
+
+// span is a run of consecutive messages' bytes, side by side in memory.
+type span struct {
+	end int // one past its last message
+	b   []byte
 }
 
 // encodeTools writes the tools array, reusing the previous request's bytes
@@ -103,9 +124,11 @@ func keyOf(m *Message) (messageKey, bool) {
 
 // encodeMessages writes the messages array's elements, reusing the bytes of
 // messages the previous request sent at the same place. c may be nil: then
-// every message is encoded. The caller holds c.mu and calls c.done with the
-// finished body's buffer.
-func (c *EncodeCache) encodeMessages(w *bodyWriter, msgs []Message) error {
+// every message is encoded. With extends (see Request.Extends), and msgs
+// in the previous request's array, the messages before the first that may
+// have changed go as the spans that hold them, unread. The caller holds
+// c.mu and calls c.done with the finished body's buffer.
+func (c *EncodeCache) encodeMessages(w *bodyWriter, msgs []Message, extends bool) error {
 	if c == nil {
 		for i := range msgs {
 			if i > 0 {
@@ -119,11 +142,29 @@ func (c *EncodeCache) encodeMessages(w *bodyWriter, msgs []Message) error {
 	}
 	prev := len(c.keys)
 	copyAll := c.runs > maxRuns
+	from := 0
+	if extends && !copyAll && prev > 0 && len(msgs) > 0 && &msgs[0] == c.base {
+		from = min(prev, len(msgs)) - 1
+		for _, p := range c.marked {
+			from = min(from, p)
+		}
+		c.cutSpans(from)
+		for _, sp := range c.spans {
+			w.reuse(sp.b)
+		}
+	} else {
+		c.spans = c.spans[:0]
+	}
 	c.keys = grow(c.keys, len(msgs))
 	c.enc = grow(c.enc, len(msgs))
-	w.fresh = w.fresh[:0]
-	for i := range msgs {
-		key, ok := keyOf(&msgs[i])
+	c.base, c.marked = nil, c.marked[:0]
+	w.fresh, w.from = w.fresh[:0], from
+	for i := from; i < len(msgs); i++ {
+		m := &msgs[i]
+		if m.hasBreakpoint() {
+			c.marked = append(c.marked, i)
+		}
+		key, ok := keyOf(m)
 		if ok && i < prev && c.keys[i] == key {
 			if copyAll {
 				start := w.buf.Len()
@@ -138,26 +179,77 @@ func (c *EncodeCache) encodeMessages(w *bodyWriter, msgs []Message) error {
 		if i > 0 {
 			w.buf.WriteByte(',')
 		}
-		if err := msgs[i].encode(&w.buf); err != nil {
-			c.keys = c.keys[:0] // half updated: trust none of it
+		if err := m.encode(&w.buf); err != nil {
+			c.keys, c.spans = c.keys[:0], c.spans[:0] // half updated: trust none of it
 			return fmt.Errorf("message %d %w", i, err)
 		}
 		c.keys[i] = key // the zero key, never matched, when !ok
 		w.fresh = append(w.fresh, freshSpan{i, start, w.buf.Len()})
 	}
+	if len(msgs) > 0 {
+		c.base = &msgs[0]
+	}
 	return nil
 }
 
+// cutSpans keeps the spans of the messages before from, the one that
+// holds message from cut where that message starts.
+func (c *EncodeCache) cutSpans(from int) {
+	j := sort.Search(len(c.spans), func(j int) bool { return c.spans[j].end > from })
+	start := 0
+	if j > 0 {
+		start = c.spans[j-1].end
+	}
+	if j < len(c.spans) && start < from {
+		// The span and the message's bytes are slices of one buffer
+		// that run to its end, so their capacities say where the
+		// message starts in the span.
+		sp := c.spans[j]
+		c.spans[j] = span{end: from, b: sp.b[:cap(sp.b)-cap(c.enc[from])]}
+		j++
+	}
+	c.spans = c.spans[:j]
+}
+
+// historySize is the size of the latest request's messages in bytes.
+func (c *EncodeCache) historySize() int {
+	n := 0
+	for _, sp := range c.spans {
+		n += len(sp.b)
+	}
+	return n
+}
+
 // done points the cache at the bytes of the messages this request encoded
-// (or copied), which lie in final, the request's finished buffer.
+// (or copied), which lie in final, the request's finished buffer, and
+// extends the spans with the messages from w.from on.
 func (c *EncodeCache) done(w *bodyWriter, final []byte) {
 	for _, f := range w.fresh {
 		c.enc[f.msg] = final[f.start:f.end]
+	}
+	for i := w.from; i < len(c.enc); i++ {
+		b := c.enc[i]
+		if n := len(c.spans); n > 0 && adjacent(c.spans[n-1].b, b) {
+			last := &c.spans[n-1]
+			last.b, last.end = last.b[:len(last.b)+len(b)], i+1
+		} else {
+			c.spans = append(c.spans, span{end: i + 1, b: b})
+		}
 	}
 	if w.toolsAt[1] > 0 {
 		c.tools = final[w.toolsAt[0]:w.toolsAt[1]:w.toolsAt[1]]
 	}
 	c.runs = w.reused
+}
+
+// hasBreakpoint reports whether a block of m carries cache_control.
+func (m *Message) hasBreakpoint() bool {
+	for i := range m.Content {
+		if m.Content[i].CacheControl != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // freshSpan is where message msg lies in the request's own buffer.
@@ -179,6 +271,7 @@ type bodyWriter struct {
 	open   int // where the run of buf not yet in segs starts
 	reused int // runs of reused bytes
 	fresh  []freshSpan
+	from   int // the first message written one by one; those before went as spans
 	// toolsAt is where the tools array lies in buf, when encoded here.
 	toolsAt [2]int
 }

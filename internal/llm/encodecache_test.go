@@ -324,3 +324,91 @@ func TestEncodePrefixIsTheBodys(t *testing.T) {
 		t.Errorf("empty prefix: %s %s %v", system, tools, err)
 	}
 }
+
+// extender builds requests as a session does, each extending one array
+// (Request.Extends): the history's messages, a breakpoint on a copy of the
+// previous request's last message and of this one's, put back before the
+// next request.
+type extender struct {
+	req     *Request
+	history []Message
+	sent    []Message
+	marks   []int
+}
+
+func (e *extender) next() {
+	for _, p := range e.marks {
+		e.sent[p] = e.history[p]
+	}
+	prevLast := len(e.sent) - 1
+	e.marks = e.marks[:0]
+	if len(e.sent) > 0 {
+		e.sent[len(e.sent)-1] = e.history[len(e.sent)-1]
+	}
+	e.sent = append(e.sent, e.history[len(e.sent):]...)
+	for _, p := range []int{prevLast, len(e.sent) - 1} {
+		if p < 0 {
+			continue
+		}
+		m := &e.sent[p]
+		content := append([]Block(nil), m.Content...)
+		content[len(content)-1].CacheControl = &CacheControl{Type: "ephemeral"}
+		m.Content = content
+		e.marks = append(e.marks, p)
+	}
+	e.req.Messages = e.sent[:len(e.sent):len(e.sent)]
+}
+
+// Requests that extend one array give a fresh encoding's bytes at every
+// step — messages added, the breakpoints moved, the last message edited,
+// a copy of the whole history every maxRuns runs — and read only the
+// messages that can have changed: a message replaced in the array further
+// back (which Extends rules out) is not seen.
+func TestEncodeCacheExtendsWithoutReadingTheHistory(t *testing.T) {
+	e := &extender{req: &Request{Model: "m", MaxTokens: 1, Cache: &EncodeCache{}, Extends: true}}
+	e.history = conversation(5).Messages
+	e.sent = make([]Message, 0, 4*maxRuns*4)
+	for i := range 3 * maxRuns {
+		e.history = append(e.history,
+			Message{Role: RoleUser, Content: []Block{Text(fmt.Sprintf("question %d", i))}})
+		if i%3 == 1 {
+			// A request that failed: no answer, and the next prompt joins
+			// the last message.
+			e.next()
+			encode(t, e.req)
+			last := &e.history[len(e.history)-1]
+			last.Content = append(append([]Block(nil), last.Content...), Text(fmt.Sprintf("and %d", i)))
+		}
+		e.next()
+		if got, want := encode(t, e.req).Bytes(), fresh(t, e.req); !bytes.Equal(got, want) {
+			t.Fatalf("request %d differs from a fresh encoding:\n got %s\nwant %s", i, got, want)
+		}
+		e.history = append(e.history, Message{Role: RoleAssistant, Content: []Block{Text(fmt.Sprintf("answer %d", i))}})
+	}
+
+	e.history = append(e.history, Message{Role: RoleUser, Content: []Block{Text("last")}})
+	e.next()
+	e.sent[1].Content = []Block{Text("changed in place")}
+	if got := encode(t, e.req).Bytes(); bytes.Contains(got, []byte("changed in place")) || !bytes.Contains(got, []byte(`"last"`)) {
+		t.Errorf("an extending request read the history it did not need to: %s", got)
+	}
+	// Cut, in the same array, then grown again in its spare capacity.
+	e.sent[1] = e.history[1]
+	n := len(e.req.Messages)
+	e.req.Messages = e.sent[: n-3 : n-3]
+	if got, want := encode(t, e.req).Bytes(), fresh(t, e.req); !bytes.Equal(got, want) {
+		t.Fatalf("a cut request differs from a fresh encoding:\n got %s\nwant %s", got, want)
+	}
+	e.sent = append(e.sent[:n-3], Message{Role: RoleAssistant, Content: []Block{Text("another answer")}},
+		Message{Role: RoleUser, Content: []Block{Text("another question")}})
+	e.req.Messages = e.sent[: n-1 : n-1]
+	if got, want := encode(t, e.req).Bytes(), fresh(t, e.req); !bytes.Equal(got, want) {
+		t.Fatalf("a request grown after a cut differs from a fresh encoding:\n got %s\nwant %s", got, want)
+	}
+	// The same messages in another array are checked one by one.
+	e.req.Messages = append([]Message(nil), e.req.Messages...)
+	e.req.Messages[1].Content = []Block{Text("replaced")}
+	if got := encode(t, e.req).Bytes(); !bytes.Contains(got, []byte("replaced")) {
+		t.Errorf("a request in another array reused a replaced message: %s", got)
+	}
+}

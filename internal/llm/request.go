@@ -57,6 +57,17 @@ type Request struct {
 	// Cache, when set, reuses the encoding of messages an earlier request
 	// of the same conversation sent (see EncodeCache). It changes no byte.
 	Cache *EncodeCache
+	// Extends promises Cache that Messages, when it is the very array the
+	// cache's latest request sent (grown in its spare capacity, cut, or
+	// neither), differs from that request's messages only at its last
+	// message, at those that carried a cache breakpoint and past the end
+	// of the shorter of the two, as a
+	// conversation's requests do when each extends the previous one's
+	// array. The cache then looks at those messages alone, and reuses the
+	// bytes of all the others without reading them: the cost of a request
+	// no longer grows with the history. A request in another array is
+	// checked message by message, whatever Extends says.
+	Extends bool
 }
 
 // Body returns the request body, with "stream": true, in one slice (see
@@ -92,7 +103,7 @@ func (r *Request) Encode() (*EncodedBody, error) {
 		}
 	}
 	buf.WriteString(`,"messages":[`)
-	if err := r.Cache.encodeMessages(w, r.Messages); err != nil {
+	if err := r.Cache.encodeMessages(w, r.Messages, r.Extends); err != nil {
 		return nil, err
 	}
 	buf.WriteByte(']')
@@ -195,7 +206,11 @@ func (r *Request) sizeHint() int {
 	}
 	if c := r.Cache; c != nil && len(c.keys) > 0 {
 		// Only the new messages are written here: room for a turn is
-		// cheaper than walking a long history to add up its sizes.
+		// cheaper than walking a long history to add up its sizes. When
+		// the history is copied in (see maxRuns), its size is known.
+		if c.runs > maxRuns {
+			n += c.historySize()
+		}
 		return n + 16<<10
 	}
 	for _, m := range r.Messages {
