@@ -20,7 +20,7 @@ func conversation(nodes []*node) []llm.Message {
 		id     string
 		blocks []llm.Block
 	}
-	var groups []group
+	groups := make([]group, 0, len(nodes))
 	for _, n := range nodes {
 		if !isMessage(n) || n.sidechain || n.teamName || !n.hasMessage {
 			continue
@@ -39,7 +39,7 @@ func conversation(nodes []*node) []llm.Message {
 		}
 		groups = append(groups, group{role: role, id: id, blocks: blocks})
 	}
-	var msgs []llm.Message
+	msgs := make([]llm.Message, 0, len(groups))
 	for _, g := range groups {
 		if g.role == llm.RoleAssistant && onlyThinking(g.blocks) {
 			continue
@@ -189,12 +189,25 @@ func pendingToolUses(out []llm.Message) []string {
 	return ids
 }
 
+// hasToolResult reports whether content holds a tool_result block.
+func hasToolResult(content []llm.Block) bool {
+	for i := range content {
+		if content[i].Type == llm.TypeToolResult {
+			return true
+		}
+	}
+	return false
+}
+
 // answer builds a user message's content after an assistant message with
 // the given tool_use ids: one result per id in that order (a synthetic error
 // when the transcript has none), then the other blocks. Results that answer
 // nothing, or answer an id twice, are dropped.
 func answer(ids []string, content []llm.Block) []llm.Block {
 	if len(ids) == 0 {
+		if !hasToolResult(content) {
+			return content // a prompt: nothing to drop, and nothing to copy
+		}
 		out := make([]llm.Block, 0, len(content))
 		for _, b := range content {
 			if b.Type != llm.TypeToolResult {

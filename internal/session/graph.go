@@ -15,7 +15,7 @@ import (
 // node is a chain record: user, assistant, system, attachment or progress
 // with a string uuid.
 type node struct {
-	line
+	*line  // the batch's decoded line, which it keeps (a copy would be as large again)
 	lineNo int
 	index  int    // position in file order, counting chain records only
 	first  int    // position of the uuid's first appearance (map order)

@@ -391,7 +391,7 @@ func (w *windowScan) scan(lines [][]byte) {
 				if fallback != "" && w.commandFallback == "" {
 					w.commandFallback = fallback
 				}
-				if w.media == "" && !ln.isMeta && !isToolResultRecord(&node{line: ln}) {
+				if w.media == "" && !ln.isMeta && !isToolResultRecord(&node{line: &ln}) {
 					w.media = mediaOf(&ln)
 				}
 			}

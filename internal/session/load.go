@@ -166,7 +166,7 @@ func (t *Transcript) add(g *graph, meta *metaScan, dl *decodedLine, keepRaw bool
 	switch ln.typ {
 	case TypeUser, TypeAssistant, TypeSystem, TypeAttachment, TypeProgress:
 		if ln.hasUUID {
-			n := &node{line: *ln, lineNo: dl.lineNo}
+			n := &node{line: ln, lineNo: dl.lineNo}
 			if keepRaw {
 				n.raw = dl.raw // the batch buffer is never reused
 			}
@@ -233,7 +233,7 @@ func (t *Transcript) setChain(g *graph, nodes []*node) {
 	t.Messages = conversation(nodes)
 	if t.Meta.LastPrompt == "" {
 		for i := len(nodes) - 1; i >= 0; i-- {
-			if p, ok := promptOf(&nodes[i].line); ok {
+			if p, ok := promptOf(nodes[i].line); ok {
 				t.Meta.LastPrompt = p
 				break
 			}
