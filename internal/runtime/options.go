@@ -83,8 +83,16 @@ func findResumed(cfg Config, projectDir string) (*resumed, Config, error) {
 		return nil, cfg, err
 	}
 	r := &resumed{id: id}
-	r.loadRecords(cfg, projectDir, id)
-	if err := r.loadTranscript(cfg, projectDir); err != nil {
+	// The records (small files, each checked against its schema) are
+	// read while the transcript is: its reading leaves a core free.
+	records := make(chan struct{})
+	go func() {
+		defer close(records)
+		r.loadRecords(cfg, projectDir, id)
+	}()
+	err = r.loadTranscript(cfg, projectDir)
+	<-records
+	if err != nil {
 		return nil, cfg, err
 	}
 	cfg.SessionID = r.id
