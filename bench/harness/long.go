@@ -21,10 +21,16 @@ import (
 )
 
 // longRuns measures tack on long sessions: resuming a 10 000-message
-// session to its first request, and the memory of a 1 000-turn run.
-func longRuns(work, repo, tackPath, readTarget string) error {
+// session to its first request (beside the baseline, when there is one),
+// and the memory of a 1 000-turn run.
+func longRuns(work, repo, tackPath, baselinePath, readTarget string) error {
 	fmt.Println()
-	resume, err := resumeBig(work, repo, tackPath, 10_000, 5)
+	bins := []string{tackPath}
+	if baselinePath != "" {
+		bins = append(bins, baselinePath)
+	}
+	const resumeRuns = 7
+	resume, err := resumeBig(work, repo, bins, 10_000, resumeRuns)
 	if err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
@@ -32,15 +38,20 @@ func longRuns(work, repo, tackPath, readTarget string) error {
 	if err != nil {
 		return fmt.Errorf("1000 turns: %w", err)
 	}
-	fmt.Printf("resume a 10 000-message session to its first request: %s (median of 5; target ≤ 30 ms)\n", resume.Round(100*time.Microsecond))
+	beside := ""
+	if len(resume) > 1 {
+		beside = fmt.Sprintf("; baseline %s, tack/baseline %.2f×", resume[1].Round(100*time.Microsecond), float64(resume[0])/float64(resume[1]))
+	}
+	fmt.Printf("resume a 10 000-message session to its first request: %s (median of %d%s; target ≤ 30 ms)\n", resume[0].Round(100*time.Microsecond), resumeRuns, beside)
 	fmt.Printf("max RSS of a 1 000-turn run with a tool call each turn: %.1f MiB (target ≤ 100 MiB; the run took %s)\n",
 		float64(rss)/1024, wall.Round(time.Millisecond))
 	return nil
 }
 
 // resumeBig writes a session of n messages, then times `tack -r ID -p` from
-// launch to its first request.
-func resumeBig(work, repo, tackPath string, n, runs int) (time.Duration, error) {
+// launch to its first request, for each of bins, which take turns run by
+// run; it returns their medians, in the order of bins.
+func resumeBig(work, repo string, bins []string, n, runs int) ([]time.Duration, error) {
 	home := filepath.Join(work, "home-resume")
 	cfg := filepath.Join(home, ".claude")
 	real, _ := filepath.EvalSymlinks(repo)
@@ -55,43 +66,49 @@ func resumeBig(work, repo, tackPath string, n, runs int) (time.Duration, error) 
 			ID: fmt.Sprintf("msg_%d", i), Type: "message", Role: llm.RoleAssistant, Model: "claude-opus-5-5", StopReason: &stop,
 			Content: []llm.Block{llm.Text(fmt.Sprintf("f%d parses the header and returns its fields; it is covered by TestF%d in pkg/mod%d_test.go.", i, i, i%50))}}}
 		if err := w.Record(q); err != nil {
-			return 0, err
+			return nil, err
 		}
 		if err := w.Record(a); err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
 	if err := w.Close(); err != nil {
-		return 0, err
+		return nil, err
 	}
 	srv, err := llmtest.NewServer(llmtest.Options{Turns: []llmtest.Turn{llmtest.Reply(llmtest.Text("ok"))}, Loop: true,
 		ByConversation: false, OnViolation: func(error) {}})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer srv.Close()
-	var times []time.Duration
+	times := make([][]time.Duration, len(bins))
 	for i := 0; i < runs; i++ {
-		before := len(srv.Requests())
-		cmd := exec.Command(tackPath, "-p", "one more question", "-r", id)
-		cmd.Dir = repo
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "ANTHROPIC_API_KEY=bench", "ANTHROPIC_BASE_URL=" + srv.URL()}
-		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-		start := time.Now()
-		if err := cmd.Run(); err != nil {
-			return 0, fmt.Errorf("run %d: %w", i, err)
+		for b, bin := range bins {
+			before := len(srv.Requests())
+			cmd := exec.Command(bin, "-p", "one more question", "-r", id)
+			cmd.Dir = repo
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "ANTHROPIC_API_KEY=bench", "ANTHROPIC_BASE_URL=" + srv.URL()}
+			cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				return nil, fmt.Errorf("%s, run %d: %w", bin, i, err)
+			}
+			reqs := srv.Requests()[before:]
+			if len(reqs) == 0 {
+				return nil, fmt.Errorf("%s, run %d made no request", bin, i)
+			}
+			if got := len(reqs[0].Messages); got < n+1 {
+				return nil, fmt.Errorf("%s, run %d sent %d messages, want %d", bin, i, got, n+1)
+			}
+			times[b] = append(times[b], reqs[0].Received.Sub(start))
 		}
-		reqs := srv.Requests()[before:]
-		if len(reqs) == 0 {
-			return 0, fmt.Errorf("run %d made no request", i)
-		}
-		if got := len(reqs[0].Messages); got < n+1 {
-			return 0, fmt.Errorf("run %d sent %d messages, want %d", i, got, n+1)
-		}
-		times = append(times, reqs[0].Received.Sub(start))
 	}
-	slices.Sort(times)
-	return times[len(times)/2], nil
+	medians := make([]time.Duration, len(bins))
+	for b, ts := range times {
+		slices.Sort(ts)
+		medians[b] = ts[len(ts)/2]
+	}
+	return medians, nil
 }
 
 // longRun runs one session of turns tool round trips and returns its
