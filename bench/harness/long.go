@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -23,7 +21,7 @@ import (
 // longRuns measures tack on long sessions: resuming a 10 000-message
 // session to its first request (beside the baseline, when there is one),
 // and the memory of a 1 000-turn run.
-func longRuns(work, repo, tackPath, baselinePath, readTarget string) error {
+func longRuns(launcher, work, repo, tackPath, baselinePath, readTarget string) error {
 	fmt.Println()
 	bins := []string{tackPath}
 	if baselinePath != "" {
@@ -34,7 +32,7 @@ func longRuns(work, repo, tackPath, baselinePath, readTarget string) error {
 	if err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
-	rss, wall, err := longRun(work, repo, tackPath, readTarget, 1000)
+	rss, wall, err := longRun(launcher, work, repo, tackPath, readTarget, 1000)
 	if err != nil {
 		return fmt.Errorf("1000 turns: %w", err)
 	}
@@ -112,8 +110,11 @@ func resumeBig(work, repo string, bins []string, n, runs int) ([]time.Duration, 
 }
 
 // longRun runs one session of turns tool round trips and returns its
-// maximum RSS in KiB.
-func longRun(work, repo, tackPath, readTarget string, turns int) (int64, time.Duration, error) {
+// maximum RSS in KiB and its wall time. It is started through bench/launch,
+// as every measured program is: started from the harness, whose resident
+// set holds the earlier scenarios' requests by then, its peak would read
+// as the harness's.
+func longRun(launcher, work, repo, tackPath, readTarget string, turns int) (int64, time.Duration, error) {
 	script := make([]llmtest.Turn, 0, turns+1)
 	for i := 0; i < turns; i++ {
 		script = append(script, llmtest.Reply(llmtest.Text(fmt.Sprintf("step %d", i)),
@@ -129,20 +130,15 @@ func longRun(work, repo, tackPath, readTarget string, turns int) (int64, time.Du
 	defer srv.Close()
 	home := filepath.Join(work, "home-long")
 	os.MkdirAll(home, 0o755)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, tackPath, "-p", "walk")
+	cmd := exec.Command(launcher, tackPath, "-p", "walk")
 	cmd.Dir = repo
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "ANTHROPIC_API_KEY=bench", "ANTHROPIC_BASE_URL=" + srv.URL()}
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
+	rep, err := launched(cmd)
+	if err != nil {
 		return 0, 0, fmt.Errorf("%w: %s", err, out.String())
 	}
-	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if ru == nil {
-		return 0, 0, fmt.Errorf("no rusage")
-	}
-	return ru.Maxrss, time.Since(start), nil
+	smp := rep.sample()
+	return smp.maxRSSKB, smp.wall, nil
 }

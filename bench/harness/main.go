@@ -206,7 +206,7 @@ func run(runs, roundTrips int, tackPath, baselinePath, claudePath string) error 
 	if err := printInits(tackPath, 10); err != nil {
 		return err
 	}
-	if err := longRuns(work, repo, tackPath, baselinePath, target); err != nil {
+	if err := longRuns(launcher, work, repo, tackPath, baselinePath, target); err != nil {
 		return err
 	}
 	return mcpRuns(work, repo, tackPath, 5)
