@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tackcode/tack/internal/config"
 	"github.com/tackcode/tack/internal/hook"
@@ -317,8 +318,22 @@ func (ap agentParser) parseAgentsFlag(src string) ([]*Agent, *config.Error) {
 var builtinFS embed.FS
 
 // builtinAgents are general-purpose, Explore and Plan, read from the
-// embedded Markdown files beside this one, in the format users write.
+// embedded Markdown files beside this one, in the format users write. Each
+// call gets copies of its own, which a Load may mark as shadowed.
 func builtinAgents() []*Agent {
+	parsed := parsedBuiltins()
+	out := make([]*Agent, len(parsed))
+	for i, a := range parsed {
+		c := *a
+		out[i] = &c
+	}
+	return out
+}
+
+// parsedBuiltins parses the built-in agents once per process: the same
+// files give the same agents, and parsing their YAML costs more than the
+// rest of a Load in a project with few agents of its own.
+var parsedBuiltins = sync.OnceValue(func() []*Agent {
 	names := []string{"general-purpose", "Explore", "Plan"}
 	out := make([]*Agent, 0, len(names))
 	for _, n := range names {
@@ -333,4 +348,9 @@ func builtinAgents() []*Agent {
 		out = append(out, a)
 	}
 	return out
-}
+})
+
+// Prepare parses what every Load needs whatever the project holds (the
+// built-in agents), so that a caller can have it done beside its other
+// start-up work.
+func Prepare() { parsedBuiltins() }

@@ -1,6 +1,7 @@
 package extension
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -185,6 +186,16 @@ func TestAgentPrecedence(t *testing.T) {
 	a, _ := set.Agent("helper")
 	if a.Description != "flag" || a.Prompt != "from the flag" || a.Source.Scope != ScopeFlag || !slices.Equal(a.Tools, []string{"Read", "Bash(git *)"}) {
 		t.Errorf("--agents should win: %+v", a)
+	}
+
+	// The built-ins are parsed once per process, but each Load gets its
+	// own: the override above marked that Load's Explore alone.
+	if err := os.Remove(filepath.Join(e.project, ".claude/agents/Explore.md")); err != nil {
+		t.Fatal(err)
+	}
+	set = Load(o)
+	if a, _ := set.Agent("Explore"); a == nil || a.Source.Scope != ScopeBuiltin || a.ShadowedBy != nil {
+		t.Errorf("a later Load's built-in Explore: %+v", a)
 	}
 }
 

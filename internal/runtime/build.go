@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/tackcode/tack/internal/engine"
+	"github.com/tackcode/tack/internal/extension"
 	"github.com/tackcode/tack/internal/hook"
 	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/mcp"
@@ -25,6 +26,12 @@ import (
 func New(ctx context.Context, cfg Config) (*Session, error) {
 	s := &Session{cfg: cfg}
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	// The built-in model catalogue and agents are parsed beside the first
+	// steps, on another core: the provider and the extensions need them.
+	go func() {
+		llm.Catalogue()
+		extension.Prepare()
+	}()
 	for _, step := range []func(*Session, context.Context) error{
 		(*Session).resolveOptions,  // options.go: cwd, session id, resume
 		(*Session).loadSettings,    // settings.go
