@@ -30,6 +30,13 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 	if stdio.Getenv == nil {
 		stdio.Getenv = os.Getenv
 	}
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
+		// The version alone needs no command tree, whose building is most
+		// of what tack does after its package initialisers; the SDKs and
+		// status lines ask for it often.
+		printVersion(stdio)
+		return 0
+	}
 	root := newRootCmd(stdio)
 	tolerateUnknownFlags(root, args, stdio.Err)
 	root.SetArgs(joinOptionalValues(root, args))
@@ -52,6 +59,10 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 	fmt.Fprintf(stdio.Err, "tack: %v\n", err)
 	return 1
 }
+
+// printVersion prints the version line, in Claude Code's form
+// ("2.1.0 (Claude Code)") with tack's name.
+func printVersion(stdio IO) { fmt.Fprintf(stdio.Out, "%s (tack)\n", version.Version) }
 
 // isFlagError recognises cobra/pflag's parse errors, which are plain errors.
 func isFlagError(err error) bool {
@@ -83,7 +94,7 @@ The prompt is the argument, standard input, or both (input first).`,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if showVersion {
-				fmt.Fprintf(stdio.Out, "%s (tack)\n", version.Version)
+				printVersion(stdio)
 				return nil
 			}
 			ui := !f.print && f.inputFormat != "stream-json" && !f.initOnly

@@ -166,3 +166,19 @@ func TestMCPThroughMain(t *testing.T) {
 		t.Errorf("exit %d: %s %s", code, out.String(), errOut.String())
 	}
 }
+
+// tack --version, alone, is answered before the command tree is built;
+// with other arguments, by the flag: both say the same.
+func TestVersionWithAndWithoutTheCommandTree(t *testing.T) {
+	srv := llmtest.New(t)
+	for _, alone := range []string{"--version", "-v"} {
+		fast, _, code := run(t, srv, alone)
+		flag, _, flagCode := run(t, srv, alone, "--verbose")
+		if code != 0 || flagCode != 0 || fast != flag || !strings.HasSuffix(fast, " (tack)\n") {
+			t.Errorf("%s: %d %q; through the flag: %d %q", alone, code, fast, flagCode, flag)
+		}
+	}
+	if len(srv.Requests()) != 0 {
+		t.Error("--version made a request")
+	}
+}
