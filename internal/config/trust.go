@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tackcode/tack/internal/gitroot"
 	"github.com/tackcode/tack/internal/jsontree"
 )
 
@@ -38,7 +39,7 @@ func TrustKey(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if root := gitRoot(dir); root != "" {
+	if root := gitroot.Find(dir); root != "" {
 		return canonicalRoot(root), nil
 	}
 	return dir, nil
@@ -110,18 +111,6 @@ func physical(dir string) (string, error) {
 	return real, nil
 }
 
-// gitRoot is the nearest folder at or above dir with a .git entry, or "".
-func gitRoot(dir string) string {
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			return ""
-		}
-	}
-}
-
 // TrustedBy returns the folder whose entry in claudeJSON trusts the folder
 // dir, or "" when none does. As in Claude Code, the entry of dir's TrustKey
 // counts, then dir's own; when exact is false — the folder brings no code of
@@ -137,7 +126,7 @@ func TrustedBy(claudeJSON, dir string, exact bool) (string, error) {
 		return "", err
 	}
 	cands := []string{dir}
-	if root := gitRoot(dir); root != "" {
+	if root := gitroot.Find(dir); root != "" {
 		// The canonical root first (a worktree's main checkout), then the
 		// worktree's own root, then dir.
 		if canon := canonicalRoot(root); canon != root {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tackcode/tack/internal/config"
+	"github.com/tackcode/tack/internal/gitroot"
 	"github.com/tackcode/tack/internal/hook"
 	"github.com/tackcode/tack/internal/lsp"
 	"github.com/tackcode/tack/internal/mcp/mcpconfig"
@@ -215,16 +216,7 @@ func Load(opts Options) *Set {
 // repository only cwd's is read.
 func ProjectDirs(cwd, home string) []string {
 	cwd = filepath.Clean(cwd)
-	gitRoot := ""
-	for d := cwd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			gitRoot = d
-			break
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
+	gitRoot := gitroot.Find(cwd)
 	var out []string
 	for d := cwd; ; d = filepath.Dir(d) {
 		if home != "" && d == filepath.Clean(home) {

@@ -18,7 +18,7 @@ const module = "github.com/tackcode/tack/"
 // leaves are the small shared packages any package may import: they import
 // no tack package but other leaves.
 var leaves = []string{
-	"internal/atomicfile", "internal/diff", "internal/jsontree", "internal/jsonx", "internal/lazyregexp", "internal/spell", "internal/version",
+	"internal/atomicfile", "internal/diff", "internal/gitroot", "internal/jsontree", "internal/jsonx", "internal/lazyregexp", "internal/spell", "internal/version",
 }
 
 // only lists, for the packages it names, the only tack packages they may

@@ -8,12 +8,12 @@ package prompt
 import (
 	_ "embed"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
 
+	"github.com/tackcode/tack/internal/gitroot"
 	"github.com/tackcode/tack/internal/llm"
 )
 
@@ -122,15 +122,4 @@ func yesNo(v bool) string {
 
 // InGitRepo says whether dir is in a git work tree: it or a parent holds
 // .git.
-func InGitRepo(dir string) bool {
-	for {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return false
-		}
-		dir = parent
-	}
-}
+func InGitRepo(dir string) bool { return gitroot.Find(dir) != "" }

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/tackcode/tack/internal/gitroot"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -352,15 +354,10 @@ func nestedRepos(dir string) []string {
 
 // findRepo walks up from dir to the worktree top holding .git.
 func findRepo(dir string) (top, dotgit string, found bool) {
-	for d := dir; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, ".git")
-		if _, err := os.Lstat(p); err == nil {
-			return d, p, true
-		}
-		if d == filepath.Dir(d) {
-			return "", "", false
-		}
+	if top = gitroot.Find(dir); top == "" {
+		return "", "", false
 	}
+	return top, filepath.Join(top, ".git"), true
 }
 
 // maxPointer bounds the pointer files read, as git does for .git files.

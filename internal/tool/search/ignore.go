@@ -1,6 +1,8 @@
 package search
 
 import (
+	"github.com/tackcode/tack/internal/gitroot"
+
 	"bytes"
 	"os"
 	"path/filepath"
@@ -56,7 +58,7 @@ func (r *ignoreRules) with(comps []string, own []gitignore.Pattern) *ignoreRules
 // Outside a repository the rules start empty at dir. A root that those rules
 // ignore was chosen on purpose, so it gets no inherited rules at all.
 func rootRules(dir string) *ignoreRules {
-	repo := findRepoRoot(dir)
+	repo := gitroot.Find(dir)
 	if repo == "" {
 		return &ignoreRules{}
 	}
@@ -77,21 +79,6 @@ func rootRules(dir string) *ignoreRules {
 		}
 	}
 	return &ignoreRules{patterns: r.patterns, matcher: r.matcher, comps: comps}
-}
-
-// findRepoRoot returns the nearest directory at or above dir that holds a
-// .git entry (a directory, or a file for worktrees and submodules), or "".
-func findRepoRoot(dir string) string {
-	for {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
 }
 
 // readIgnoreFile parses a gitignore-format file whose patterns apply below
