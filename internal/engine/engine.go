@@ -114,6 +114,13 @@ type Recorder interface {
 	Sync() error
 }
 
+// Flusher is a Recorder that holds records back until the end of a turn
+// (the transcript's last-prompt record): Flush writes them, without waiting
+// for the disk, before the turn's result is emitted.
+type Flusher interface {
+	Flush() error
+}
+
 // Session is one conversation with the model. Run may be called again to
 // continue it; calls must not overlap.
 type Session struct {
@@ -386,8 +393,18 @@ func (r *run) finish(res *protocol.Result) {
 	if r.recordErr != nil {
 		res.Errors = append(res.Errors, "transcript: "+r.recordErr.Error())
 	}
+	// The turn's records are all written before its result goes out, so
+	// that whoever acts on the result (the SDK's session store, a resume)
+	// finds the transcript complete; making them durable waits until the
+	// result is out.
+	rec := r.s.cfg.Recorder
+	if f, ok := rec.(Flusher); ok {
+		if err := f.Flush(); err != nil {
+			r.notify("transcript: " + err.Error())
+		}
+	}
 	r.emit(res)
-	if rec := r.s.cfg.Recorder; rec != nil {
+	if rec != nil {
 		if err := rec.Sync(); err != nil {
 			r.notify("transcript: " + err.Error())
 		}

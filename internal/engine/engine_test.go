@@ -84,6 +84,36 @@ func (o *orderRecorder) Sync() error {
 	return o.err
 }
 
+// flushRecorder is an orderRecorder that holds a record back until Flush.
+type flushRecorder struct {
+	orderRecorder
+	flushedAt []int
+}
+
+func (f *flushRecorder) Flush() error {
+	f.flushedAt = append(f.flushedAt, len(*f.emitted))
+	return nil
+}
+
+// A recorder that holds records back writes them before the result goes
+// out, so that a reader of the result finds the transcript complete; the
+// sync still comes after the result.
+func TestTurnRecordsAreWrittenBeforeTheResult(t *testing.T) {
+	var emitted []protocol.Message
+	rec := &flushRecorder{orderRecorder: orderRecorder{emitted: &emitted}}
+	h := newHarness(t, nil, []llmtest.Turn{llmtest.Reply(llmtest.Text("hi"))}, func(c *Config) { c.Recorder = rec })
+	res := h.sess.Run(context.Background(), []llm.Block{llm.Text("say hi")}, func(m protocol.Message) { emitted = append(emitted, m) })
+	if res.IsError || emitted[len(emitted)-1] != protocol.Message(res) {
+		t.Fatalf("result %+v", res)
+	}
+	if len(rec.flushedAt) != 1 || rec.flushedAt[0] != len(emitted)-1 {
+		t.Errorf("flushed after %v of %d emitted messages, want once just before the result", rec.flushedAt, len(emitted))
+	}
+	if len(rec.at) != 1 || rec.at[0] != len(emitted) {
+		t.Errorf("synced after %v of %d emitted messages, want once after the result", rec.at, len(emitted))
+	}
+}
+
 // The result is out before the transcript is synced (a crash after the
 // lines are written loses none of them), and a sync that fails, too late
 // for the result, is told to the user.

@@ -422,6 +422,17 @@ func (w *Writer) flushPrompt() error {
 	return nil
 }
 
+// Flush writes the last-prompt record if the prompt changed, without
+// waiting for the disk.
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return nil
+	}
+	return w.flushPrompt()
+}
+
 // Sync ends a turn: it writes the last-prompt record if the prompt changed,
 // then flushes the file to disk.
 func (w *Writer) Sync() error {

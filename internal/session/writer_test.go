@@ -156,3 +156,31 @@ func TestWriterRecordCompaction(t *testing.T) {
 		t.Errorf("after compaction: %s %+v", jsonOf(t, tr.Messages), tr.Meta)
 	}
 }
+
+// Flush writes the pending last-prompt record at once, and the turn's
+// Sync then writes it no second time.
+func TestWriterFlushWritesTheLastPrompt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p", "sid.jsonl")
+	w := NewWriter(path, Meta{SessionID: "sid", Cwd: "/work", Version: "v"}, "")
+	if err := w.Record(&protocol.User{UUID: "u1", Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text("hello")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if recs := readLines(t, path); len(recs) != 1 {
+		t.Fatalf("before Flush: %v", recs)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if recs := readLines(t, path); len(recs) != 2 || recs[1]["type"] != "last-prompt" || recs[1]["lastPrompt"] != "hello" {
+		t.Fatalf("after Flush: %v", recs)
+	}
+	if err := w.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if recs := readLines(t, path); len(recs) != 2 {
+		t.Errorf("the last-prompt record was written again: %v", recs)
+	}
+}
