@@ -113,7 +113,7 @@ func TestForkAndResumeAt(t *testing.T) {
 		t.Fatal(err)
 	}
 	var firstAnswer string
-	for _, entry := range tr.Chain {
+	for _, entry := range tr.Chain() {
 		if entry.Type == "assistant" {
 			firstAnswer = entry.UUID
 			break

@@ -29,12 +29,13 @@ func (e *DropsError) Error() string {
 // interruption notes — and by no other prompt (a message queued while the
 // turn ran, which the host may not have seen). Nothing after at passes.
 func (t *Transcript) CheckDrops(at, turn string) error {
-	i := slices.IndexFunc(t.Chain, func(e Entry) bool { return e.UUID == at })
+	chain := t.Chain()
+	i := slices.IndexFunc(chain, func(e Entry) bool { return e.UUID == at })
 	if i < 0 {
 		return &DropsError{At: at, Turn: turn, Reason: "the resume point is not on the session's current chain, so what it discards cannot be told"}
 	}
 	seen := false
-	for n, e := range t.Chain[i+1:] {
+	for n, e := range chain[i+1:] {
 		where := fmt.Sprintf("discarded entry %d [type=%s, uuid=%s]", n, e.Type, e.UUID)
 		switch {
 		case e.UUID == turn && e.Type == TypeUser:

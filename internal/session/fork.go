@@ -37,7 +37,7 @@ func Fork(projectDir, srcID, newID, atUUID string) (*Transcript, error) {
 	}
 	var out []byte
 	prev := ""
-	for _, n := range src.chainNodes() {
+	for _, n := range src.chain {
 		if n.sidechain {
 			continue
 		}

@@ -66,7 +66,7 @@ func loadBytes(t *testing.T, data []byte) *Transcript {
 			t.Fatalf("At(leaf): %v", err)
 		}
 	}
-	for _, e := range tr.Chain {
+	for _, e := range tr.Chain() {
 		at, err := tr.At(e.UUID)
 		if err != nil {
 			t.Fatalf("At(%s): %v", e.UUID, err)

@@ -224,11 +224,11 @@ func TestFork(t *testing.T) {
 	if jsonOf(t, fork.Messages) != jsonOf(t, s.msgs) {
 		t.Errorf("fork messages %s", jsonOf(t, fork.Messages))
 	}
-	if fork.Meta.Name != "files (fork)" || fork.SessionID != sid2 || len(fork.Chain) != len(src.Chain) {
+	if fork.Meta.Name != "files (fork)" || fork.SessionID != sid2 || len(fork.Chain()) != len(src.Chain()) {
 		t.Errorf("fork %+v", fork.Meta)
 	}
-	for i, e := range fork.Chain {
-		if e.UUID == src.Chain[i].UUID || e.SessionID != sid2 || (i > 0 && e.ParentUUID != fork.Chain[i-1].UUID) {
+	for i, e := range fork.Chain() {
+		if e.UUID == src.Chain()[i].UUID || e.SessionID != sid2 || (i > 0 && e.ParentUUID != fork.Chain()[i-1].UUID) {
 			t.Errorf("record %d: %+v", i, e)
 		}
 	}
@@ -249,7 +249,7 @@ func TestFork(t *testing.T) {
 		t.Errorf("resolve files: %v %v", in.ID, err)
 	}
 	// The source is unchanged.
-	if again := mustLoad(t, src.Path); jsonOf(t, again.Chain) != jsonOf(t, src.Chain) {
+	if again := mustLoad(t, src.Path); jsonOf(t, again.Chain()) != jsonOf(t, src.Chain()) {
 		t.Error("source changed")
 	}
 	// A fork at a message.

@@ -79,11 +79,7 @@ type Transcript struct {
 	// Leaf is the uuid the next record chains to ("" for an empty session):
 	// NewWriter's parentUUID when resuming.
 	Leaf string
-	// Chain is the records behind Messages, in the order the SDK's
-	// getSessionMessages returns them (system records included). Its blocks
-	// share memory with Messages: treat both as read-only or copy.
-	Chain []Entry
-	Meta  Metadata
+	Meta Metadata
 	// Unknown holds records of types tack does not know, in file order.
 	Unknown []RawRecord
 	// Skipped counts lines that are not JSON objects (torn or junk).
@@ -92,6 +88,22 @@ type Transcript struct {
 	Warnings []error
 
 	graph *graph
+	chain []*node // the records behind Messages (see Chain)
+}
+
+// Chain returns the records behind Messages, in the order the SDK's
+// getSessionMessages returns them (system records included). Its blocks
+// share memory with Messages: treat both as read-only or copy. It is made
+// anew on each call, from the decoded records: a resume needs Messages
+// alone.
+func (t *Transcript) Chain() []Entry {
+	out := make([]Entry, len(t.chain))
+	for i, n := range t.chain {
+		out[i] = Entry{Type: n.typ, Subtype: n.subtype, UUID: n.uuid, ParentUUID: n.parent, SessionID: n.sessionID,
+			Timestamp: n.timestamp, IsMeta: n.isMeta, IsCompactSummary: n.compact, MessageID: n.msgID, Model: n.model,
+			Message: llm.Message{Role: n.role, Content: n.content}, Line: n.lineNo}
+	}
+	return out
 }
 
 // InterruptedResult is the content of the error result given to a tool call
@@ -195,23 +207,14 @@ func (t *Transcript) At(uuid string) (*Transcript, error) {
 		return nil, fmt.Errorf("message %s in %s: %w", uuid, t.Path, ErrNotFound)
 	}
 	out := *t
-	out.Chain, out.Messages, out.Leaf = nil, nil, ""
-	if i := slices.IndexFunc(t.Chain, func(e Entry) bool { return e.UUID == uuid }); i >= 0 {
-		out.setChain(g, t.chainNodes()[:i+1])
+	out.chain, out.Messages, out.Leaf = nil, nil, ""
+	if i := slices.IndexFunc(t.chain, func(n *node) bool { return n.uuid == uuid }); i >= 0 {
+		out.setChain(g, t.chain[:i+1:i+1])
 		out.Leaf = uuid
 		return &out, nil
 	}
 	out.build(g.byUUID[uuid])
 	return &out, nil
-}
-
-// chainNodes maps Chain back to the graph's nodes.
-func (t *Transcript) chainNodes() []*node {
-	nodes := make([]*node, len(t.Chain))
-	for i, e := range t.Chain {
-		nodes[i] = t.graph.byUUID[e.UUID]
-	}
-	return nodes
 }
 
 // build sets the chain ending at leaf (nil: the file's latest leaf).
@@ -224,12 +227,7 @@ func (t *Transcript) build(leaf *node) {
 }
 
 func (t *Transcript) setChain(g *graph, nodes []*node) {
-	t.Chain = make([]Entry, len(nodes))
-	for i, n := range nodes {
-		t.Chain[i] = Entry{Type: n.typ, Subtype: n.subtype, UUID: n.uuid, ParentUUID: n.parent, SessionID: n.sessionID,
-			Timestamp: n.timestamp, IsMeta: n.isMeta, IsCompactSummary: n.compact, MessageID: n.msgID, Model: n.model,
-			Message: llm.Message{Role: n.role, Content: n.content}, Line: n.lineNo}
-	}
+	t.chain = nodes
 	t.Messages = conversation(nodes)
 	if t.Meta.LastPrompt == "" {
 		for i := len(nodes) - 1; i >= 0; i-- {

@@ -21,8 +21,8 @@ func TestLoadRoundTrip(t *testing.T) {
 	if tr.Leaf != "a-0007" || tr.Leaf != s.w.Leaf() {
 		t.Errorf("leaf %q (writer %q)", tr.Leaf, s.w.Leaf())
 	}
-	if len(tr.Chain) != 7 || tr.Chain[0].ParentUUID != "" || tr.Chain[1].MessageID != "msg_1" || tr.Chain[2].Line != 3 {
-		t.Errorf("chain %+v", tr.Chain)
+	if len(tr.Chain()) != 7 || tr.Chain()[0].ParentUUID != "" || tr.Chain()[1].MessageID != "msg_1" || tr.Chain()[2].Line != 3 {
+		t.Errorf("chain %+v", tr.Chain())
 	}
 	want := Metadata{FirstPrompt: "List the files", LastPrompt: "Now count them", Cwd: "/work/proj", GitBranch: "main",
 		Model: "claude-test-1", Created: time.Date(2026, 1, 2, 3, 4, 1, 0, time.UTC)}
@@ -89,8 +89,8 @@ func TestLoadTornChainRecordCutsTheChain(t *testing.T) {
 	if len(tr.Messages) != 2 || llm.TextOf(tr.Messages[0].Content) != "Now count them" {
 		t.Errorf("messages %s", jsonOf(t, tr.Messages))
 	}
-	if tr.Chain[0].UUID != "a-0005" {
-		t.Errorf("chain starts at %s", tr.Chain[0].UUID)
+	if tr.Chain()[0].UUID != "a-0005" {
+		t.Errorf("chain starts at %s", tr.Chain()[0].UUID)
 	}
 }
 
@@ -219,9 +219,9 @@ func TestLoadCompactBoundaryStartsANewChain(t *testing.T) {
 	if got := tr.Messages[0].Content; len(got) != 2 || got[0].Text != "Summary: the user asked things." || got[1].Text != "after compaction" {
 		t.Errorf("first message %s", jsonOf(t, got))
 	}
-	if tr.Chain[0].Type != TypeSystem || tr.Chain[0].Subtype != "compact_boundary" || tr.Chain[0].ParentUUID != "" ||
-		!tr.Chain[1].IsCompactSummary || tr.Chain[1].ParentUUID != tr.Chain[0].UUID {
-		t.Errorf("chain %+v", tr.Chain[:2])
+	if tr.Chain()[0].Type != TypeSystem || tr.Chain()[0].Subtype != "compact_boundary" || tr.Chain()[0].ParentUUID != "" ||
+		!tr.Chain()[1].IsCompactSummary || tr.Chain()[1].ParentUUID != tr.Chain()[0].UUID {
+		t.Errorf("chain %+v", tr.Chain()[:2])
 	}
 	// The summary is not a prompt; the first prompt is still the first one.
 	if tr.Meta.FirstPrompt != "first prompt" || tr.Meta.LastPrompt != "after compaction" {
@@ -251,7 +251,7 @@ func TestLoadPullsInParallelToolResults(t *testing.T) {
 	tr := mustLoad(t, path)
 	checkConversation(t, tr.Messages)
 	var order []string
-	for _, e := range tr.Chain {
+	for _, e := range tr.Chain() {
 		order = append(order, e.UUID)
 	}
 	// r2 is off the chain (a3 follows r1): it comes back after the last
@@ -347,7 +347,7 @@ func TestRecordMetaIsSentButNotAPrompt(t *testing.T) {
 	s.sync()
 	s.close()
 	tr := mustLoad(t, path)
-	if len(tr.Messages) != 3 || llm.TextOf(tr.Messages[2].Content) != "skill body" || !tr.Chain[2].IsMeta {
+	if len(tr.Messages) != 3 || llm.TextOf(tr.Messages[2].Content) != "skill body" || !tr.Chain()[2].IsMeta {
 		t.Errorf("messages %s", jsonOf(t, tr.Messages))
 	}
 	if tr.Meta.LastPrompt != "real prompt" {
@@ -363,7 +363,7 @@ func TestAt(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkConversation(t, at.Messages)
-	if len(at.Messages) != 4 || at.Leaf != "a-0005" || len(at.Chain) != 5 || llm.TextOf(at.Messages[3].Content) != "There are two files." {
+	if len(at.Messages) != 4 || at.Leaf != "a-0005" || len(at.Chain()) != 5 || llm.TextOf(at.Messages[3].Content) != "There are two files." {
 		t.Errorf("at a-0005: leaf %s messages %s", at.Leaf, jsonOf(t, at.Messages))
 	}
 	// At the tool_use piece: its call was made but, from there, never run.
@@ -389,7 +389,7 @@ func TestLoadEmptyAndMissing(t *testing.T) {
 	empty := filepath.Join(dir, sid1+".jsonl")
 	os.WriteFile(empty, nil, 0o600)
 	tr := mustLoad(t, empty)
-	if len(tr.Messages) != 0 || tr.Leaf != "" || len(tr.Chain) != 0 {
+	if len(tr.Messages) != 0 || tr.Leaf != "" || len(tr.Chain()) != 0 {
 		t.Errorf("%+v", tr)
 	}
 	_, err := LoadSession(dir, sid2)
@@ -438,10 +438,10 @@ func TestLoadLineNumbersAcrossBatches(t *testing.T) {
 	}
 	lines := strings.Split(string(data), "\n")
 	tr := mustLoad(t, path)
-	if len(tr.Chain) != 2500 {
-		t.Fatalf("%d records", len(tr.Chain))
+	if len(tr.Chain()) != 2500 {
+		t.Fatalf("%d records", len(tr.Chain()))
 	}
-	for _, e := range tr.Chain {
+	for _, e := range tr.Chain() {
 		if !strings.Contains(lines[e.Line-1], `"uuid":"`+e.UUID+`"`) {
 			t.Fatalf("record %s is not on line %d", e.UUID, e.Line)
 		}

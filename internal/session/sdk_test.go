@@ -181,7 +181,7 @@ func TestSDKReadsTackTranscripts(t *testing.T) {
 		t.Errorf("summaries %q %q", out.ByID[sid1].Info.Summary, out.ByID[sid3].Info.Summary)
 	}
 	var forkUUIDs []string
-	for _, e := range fork.Chain {
+	for _, e := range fork.Chain() {
 		forkUUIDs = append(forkUUIDs, e.UUID)
 	}
 	checkSDKMessages(t, out.ByID[sid3].Messages, sid3, forkUUIDs)
@@ -320,7 +320,7 @@ func TestSDKAgreesOnTheChain(t *testing.T) {
 			t.Fatal(err)
 		}
 		var ours []string
-		for _, e := range tr.Chain {
+		for _, e := range tr.Chain() {
 			// What getSessionMessages leaves out of the chain it built.
 			if e.IsMeta || e.Type == TypeAttachment || e.Type == TypeProgress || tr.graph.byUUID[e.UUID].sidechain || tr.graph.byUUID[e.UUID].teamName {
 				continue
