@@ -57,8 +57,9 @@ func (b *batch) decode(d *doc) {
 }
 
 // decodeBatches reads rd to the end and calls take with each batch,
-// decoded, in file order.
-func decodeBatches(rd io.Reader, take func(*batch)) error {
+// decoded, in file order. When the batches are all decoded before the
+// first is taken, sized is told first how many lines they hold.
+func decodeBatches(rd io.Reader, sized func(lines int), take func(*batch)) error {
 	r := batchReader{rd: rd, line: 1}
 	first, err := r.next()
 	if err != nil || first == nil {
@@ -106,6 +107,11 @@ func decodeBatches(rd io.Reader, take func(*batch)) error {
 	if err != nil {
 		return err
 	}
+	lines := 0
+	for _, b := range all {
+		lines += len(b.lines)
+	}
+	sized(lines)
 	for _, b := range all {
 		take(b)
 	}

@@ -31,6 +31,14 @@ type graph struct {
 
 func newGraph() *graph { return &graph{byUUID: map[string]*node{}} }
 
+// reserve makes room for n records in a graph that holds none yet, so that
+// a long transcript's records go in without the map growing step by step.
+func (g *graph) reserve(n int) {
+	if g.n == 0 {
+		g.byUUID, g.order = make(map[string]*node, n), make([]*node, 0, n)
+	}
+}
+
 // add records n; a repeated uuid replaces the earlier record but keeps its
 // first position, as a JavaScript Map does.
 func (g *graph) add(n *node) {
@@ -142,8 +150,10 @@ func (g *graph) leaf() *node {
 // chain walks up from leaf to the root (null parent, unknown uuid or a
 // cycle), then pulls back in the pieces off that path.
 func (g *graph) chain(leaf *node) []*node {
-	var path []*node
-	on := map[string]bool{}
+	// Sized for the longest chain, all of the records: growing the set
+	// step by step cost as much again.
+	path := make([]*node, 0, len(g.order))
+	on := make(map[string]bool, len(g.order))
 	for cur := leaf; cur != nil && !on[cur.uuid]; cur = g.parentOf(cur) {
 		on[cur.uuid] = true
 		path = append(path, cur)

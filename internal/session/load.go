@@ -153,7 +153,7 @@ func loadFrom(rd io.Reader, path string, keepRaw bool) (*Transcript, error) {
 	t := &Transcript{Path: path, SessionID: strings.TrimSuffix(filepath.Base(path), ".jsonl")}
 	g := newGraph()
 	var meta metaScan
-	err := decodeBatches(rd, func(b *batch) {
+	err := decodeBatches(rd, g.reserve, func(b *batch) {
 		for i := range b.lines {
 			t.add(g, &meta, &b.lines[i], keepRaw)
 		}
