@@ -74,7 +74,7 @@ func (d *doc) decodeLine(data []byte) (ln line, ok bool) {
 			// so it still matches.
 			key = []byte(ks.str(data))
 		}
-		if ln.set(data, key, d.tape[v]) {
+		if ln.set(data, key, d.tape[v], &d.repeats) {
 			message = v
 		}
 	})
@@ -85,9 +85,26 @@ func (d *doc) decodeLine(data []byte) (ln line, ok bool) {
 	return ln, true
 }
 
+// repeats holds the last value of the members that repeat from record to
+// record — the session, the folder, the branch, the model — so that the
+// records of a transcript share one string of each rather than a copy
+// per record.
+type repeats struct{ sessionID, cwd, gitBranch, model string }
+
+// str is v's string, last's when they are equal; last becomes it.
+func (r *repeats) str(data []byte, v span, last *string) string {
+	if v.kind != kindString {
+		return ""
+	}
+	if *last == "" || !v.is(data, *last) {
+		*last = v.str(data)
+	}
+	return *last
+}
+
 // set stores one top-level member and reports whether it is the message.
 // A repeated key replaces the earlier one, as in JSON.parse.
-func (ln *line) set(data []byte, key []byte, v span) (isMessage bool) {
+func (ln *line) set(data []byte, key []byte, v span, rep *repeats) (isMessage bool) {
 	str := func() string {
 		if v.kind == kindString {
 			return v.str(data)
@@ -112,13 +129,13 @@ func (ln *line) set(data []byte, key []byte, v span) (isMessage bool) {
 	case "parentUuid":
 		ln.parent = str()
 	case "sessionId":
-		ln.sessionID = str()
+		ln.sessionID = rep.str(data, v, &rep.sessionID)
 	case "timestamp":
 		ln.timestamp = str()
 	case "cwd":
-		ln.cwd = str()
+		ln.cwd = rep.str(data, v, &rep.cwd)
 	case "gitBranch":
-		ln.gitBranch = str()
+		ln.gitBranch = rep.str(data, v, &rep.gitBranch)
 	case "subtype":
 		ln.subtype = str()
 	case "agentId":
@@ -157,9 +174,15 @@ func (ln *line) decodeMessage(d *doc, msg int) {
 		key, val := d.tape[k], d.tape[v]
 		switch {
 		case key.is(data, "role"):
-			ln.role = ""
-			if val.isString() {
+			switch {
+			case val.is(data, string(llm.RoleUser)):
+				ln.role = llm.RoleUser // one string for every record
+			case val.is(data, string(llm.RoleAssistant)):
+				ln.role = llm.RoleAssistant
+			case val.isString():
 				ln.role = llm.Role(val.str(data))
+			default:
+				ln.role = ""
 			}
 		case key.is(data, "id"):
 			ln.msgID = ""
@@ -167,10 +190,7 @@ func (ln *line) decodeMessage(d *doc, msg int) {
 				ln.msgID = val.str(data)
 			}
 		case key.is(data, "model"):
-			ln.model = ""
-			if val.isString() {
-				ln.model = val.str(data)
-			}
+			ln.model = d.repeats.str(data, val, &d.repeats.model)
 		case key.is(data, "content"):
 			content = v
 		}

@@ -89,6 +89,8 @@ type doc struct {
 	tape  []span
 	pos   int
 	depth int
+	// repeats is what the lines decoded with this doc share (decode.go).
+	repeats repeats
 }
 
 // parse validates data as one JSON value, surrounded by whitespace only,

@@ -448,3 +448,42 @@ func TestLoadLineNumbersAcrossBatches(t *testing.T) {
 	}
 	checkConversation(t, tr.Messages)
 }
+
+// Records share the strings of the members that repeat from one to the
+// next (the session, the folder, the branch, the model, the role); a value
+// that changes midway is each record's own.
+func TestLoadKeepsEachRecordsRepeatedMembers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), sid1+".jsonl")
+	rec := func(typ, id, parent, cwd, branch, model string) string {
+		msg := `{"role":"user","content":"q ` + id + `"}`
+		if typ == "assistant" {
+			msg = `{"id":"m` + id + `","role":"assistant","model":"` + model + `","content":[{"type":"text","text":"a ` + id + `"}]}`
+		}
+		p := `null`
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		return `{"type":"` + typ + `","uuid":"` + id + `","parentUuid":` + p + `,"sessionId":"` + sid1 + `","cwd":"` + cwd + `","gitBranch":"` + branch + `","timestamp":"2026-12-04T00:00:00.000Z","message":` + msg + "}\n"
+	}
+	data := rec("user", "u1", "", "/a", "main", "") +
+		rec("assistant", "a1", "u1", "/a", "main", "claude-opus-5-5") +
+		rec("user", "u2", "a1", "/b", "fix", "") +
+		rec("assistant", "a2", "u2", "/b", "fix", "claude-haiku-4-5")
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain := tr.Chain()
+	if len(chain) != 4 || chain[1].Model != "claude-opus-5-5" || chain[3].Model != "claude-haiku-4-5" {
+		t.Fatalf("chain %+v", chain)
+	}
+	if tr.Meta.Cwd != "/a" || tr.Meta.GitBranch != "fix" || tr.Meta.Model != "claude-haiku-4-5" {
+		t.Errorf("meta %+v: the first record's folder, the last one's branch and model", tr.Meta)
+	}
+	if len(tr.Messages) != 4 || tr.Messages[2].Role != llm.RoleUser || tr.Messages[3].Role != llm.RoleAssistant {
+		t.Errorf("messages %+v", tr.Messages)
+	}
+}
