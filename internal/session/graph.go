@@ -73,15 +73,20 @@ func (g *graph) leaf() *node {
 	if len(g.order) == 0 {
 		return nil
 	}
-	pointed := make(map[string]bool, len(g.order))
+	// pointed is by position in order: a record's parent is another
+	// record of the graph, or no record (a uuid pointed to that no line
+	// holds).
+	pointed := make([]bool, len(g.order))
 	for _, n := range g.order {
-		if n.parent != "" && mainLine(n) {
-			pointed[n.parent] = true
+		if mainLine(n) {
+			if p := g.parentOf(n); p != nil {
+				pointed[p.first] = true
+			}
 		}
 	}
 	var cands []*node
 	for _, n := range g.order {
-		if mainLine(n) && !pointed[n.uuid] {
+		if mainLine(n) && !pointed[n.first] {
 			cands = append(cands, n)
 		}
 	}
@@ -150,10 +155,32 @@ func (g *graph) leaf() *node {
 // chain walks up from leaf to the root (null parent, unknown uuid or a
 // cycle), then pulls back in the pieces off that path.
 func (g *graph) chain(leaf *node) []*node {
-	// Sized for the longest chain, all of the records: growing the set
-	// step by step cost as much again.
+	// A walk up from the leaf that meets no record twice visits at most
+	// every record; the set of the records met is needed only when the
+	// walk turns out longer (a cycle) or leaves records out (pullIn).
 	path := make([]*node, 0, len(g.order))
-	on := make(map[string]bool, len(g.order))
+	for cur := leaf; cur != nil; cur = g.parentOf(cur) {
+		if len(path) == len(g.order) {
+			return g.chainOfCycle(leaf)
+		}
+		path = append(path, cur)
+	}
+	slices.Reverse(path)
+	if len(path) == len(g.order) {
+		return path // every record is on the path: nothing to pull in
+	}
+	on := make(map[string]bool, len(path))
+	for _, n := range path {
+		on[n.uuid] = true
+	}
+	return g.pullIn(path, on)
+}
+
+// chainOfCycle is chain for a leaf whose walk up meets a record again: the
+// walk stops before it.
+func (g *graph) chainOfCycle(leaf *node) []*node {
+	var path []*node
+	on := map[string]bool{}
 	for cur := leaf; cur != nil && !on[cur.uuid]; cur = g.parentOf(cur) {
 		on[cur.uuid] = true
 		path = append(path, cur)

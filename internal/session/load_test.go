@@ -487,3 +487,31 @@ func TestLoadKeepsEachRecordsRepeatedMembers(t *testing.T) {
 		t.Errorf("messages %+v", tr.Messages)
 	}
 }
+
+// A walk up that meets a record again (a file whose parents loop) stops
+// before it, as the SDK's does, and so does one that covers every record.
+func TestLoadChainStopsAtALoop(t *testing.T) {
+	path := filepath.Join(t.TempDir(), sid1+".jsonl")
+	rec := func(typ, id, parent string) string {
+		msg := `{"role":"user","content":"q ` + id + `"}`
+		if typ == "assistant" {
+			msg = `{"id":"m` + id + `","role":"assistant","content":[{"type":"text","text":"a ` + id + `"}]}`
+		}
+		return `{"type":"` + typ + `","uuid":"` + id + `","parentUuid":"` + parent + `","sessionId":"` + sid1 + `","message":` + msg + "}\n"
+	}
+	data := rec("user", "u1", "a2") + rec("assistant", "a2", "u1") + rec("user", "u3", "a2")
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range tr.Chain() {
+		ids = append(ids, e.UUID)
+	}
+	if got := strings.Join(ids, " "); got != "u1 a2 u3" || tr.Leaf != "u3" {
+		t.Errorf("chain %q, leaf %q; want u1 a2 u3, u3", got, tr.Leaf)
+	}
+}
