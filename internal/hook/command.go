@@ -39,7 +39,7 @@ func (r *Runner) runCommand(ctx context.Context, h Handler, in Input, payload []
 		env = append(env, k+"="+h.Env[k])
 	}
 
-	cmd := exec.CommandContext(ctx, r.shell, "-c", h.Command)
+	cmd := exec.CommandContext(ctx, r.shell(), "-c", h.Command)
 	cmd.Dir = base.Cwd
 	if r.opts.Dir != "" {
 		cmd.Dir = r.opts.Dir

@@ -118,12 +118,15 @@ type Runner struct {
 	entriesMu sync.RWMutex
 	entries   map[Event][]entry
 	added     int // Add calls so far, to keep their positions apart
-	shell     string
-	env       []string // base + settings env (CLAUDE_PROJECT_DIR is added per run)
-	client    *http.Client
-	urlAllow  []*regexp.Regexp // nil: every URL
-	maxOut    int
-	timeout   time.Duration
+	// shell runs command hooks: Options.Shell, else bash found on PATH
+	// (else /bin/sh) when the first command hook runs — most sessions
+	// run none, and the search costs a stat per PATH entry.
+	shell    func() string
+	env      []string // base + settings env (CLAUDE_PROJECT_DIR is added per run)
+	client   *http.Client
+	urlAllow []*regexp.Regexp // nil: every URL
+	maxOut   int
+	timeout  time.Duration
 
 	obsMu sync.Mutex // serialises Observer calls
 
@@ -147,7 +150,6 @@ func New(opts Options) (*Runner, error) {
 	r := &Runner{
 		opts:    opts,
 		entries: entries,
-		shell:   opts.Shell,
 		client:  opts.HTTPClient,
 		maxOut:  opts.MaxOutput,
 		timeout: opts.DefaultTimeout,
@@ -156,11 +158,14 @@ func New(opts Options) (*Runner, error) {
 	if r.once == nil {
 		r.once = NewOnceLog()
 	}
-	if r.shell == "" {
-		r.shell = "/bin/sh"
-		if p, err := exec.LookPath("bash"); err == nil {
-			r.shell = p
-		}
+	r.shell = func() string { return opts.Shell }
+	if opts.Shell == "" {
+		r.shell = sync.OnceValue(func() string {
+			if p, err := exec.LookPath("bash"); err == nil {
+				return p
+			}
+			return "/bin/sh"
+		})
 	}
 	if r.maxOut <= 0 {
 		r.maxOut = DefaultMaxOutput

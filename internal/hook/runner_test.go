@@ -909,3 +909,21 @@ func TestLargePayloadToAHookThatIgnoresStdin(t *testing.T) {
 		t.Errorf("the reading hook got %s bytes, want %d", got, len(payload))
 	}
 }
+
+// Without Options.Shell, the shell that runs command hooks is looked up on
+// PATH when the first of them runs, not when the runner is made: most
+// sessions run none. A bash put on PATH in between is the one used.
+func TestCommandShellIsFoundWhenFirstNeeded(t *testing.T) {
+	dir, bin := t.TempDir(), t.TempDir()
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	r := newRunner(t, Options{Hooks: on(Stop, "", cmd(`true`))})
+	marker := filepath.Join(dir, "ran")
+	script := "#!/bin/sh\n: > '" + marker + "'\nexec /bin/sh \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "bash"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	noErrors(t, r.Run(context.Background(), StopInput{Base: base(dir)}))
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the hook did not run through the bash on PATH when it ran: %v", err)
+	}
+}
