@@ -160,10 +160,9 @@ func (r *Request) EncodePrefix() (system, tools []byte, err error) {
 	if err := encodeSystem(&buf, r.System); err != nil {
 		return nil, nil, err
 	}
-	system = bytes.Clone(buf.Bytes())
 	w := &bodyWriter{}
 	(*EncodeCache)(nil).encodeTools(w, r.Tools)
-	return system, w.buf.Bytes(), nil
+	return buf.Bytes(), w.buf.Bytes(), nil
 }
 
 func (t ToolSpec) encode(buf *bytes.Buffer) {
