@@ -11,7 +11,11 @@
 //
 // Beside tack it runs the floor programs of bench/floor, built static: a
 // minimal streamed request with net/http for `-p "say hi"`, a hello for
-// `--version`; tack's figures are printed as a ratio to theirs.
+// `--version`; tack's figures are printed as a ratio to theirs. It runs
+// them twice: as they are, and built with -tags floorlibs, linking every
+// package tack links but its own (bench/floor/libs). The second pair is
+// what those packages cost any program that links them; tack/libs is what
+// tack's own code adds.
 //
 // With -baseline naming another tack binary (an earlier commit's, say), it
 // runs the same scenarios on that one too and prints tack/baseline, so that
@@ -67,6 +71,9 @@ type subject struct {
 	// sayHiOnly is a subject that cannot run tools: the round-trip
 	// scenario is not run on it.
 	sayHiOnly bool
+	// hello is the program a floor subject runs for the --version table;
+	// "" for a subject that answers --version itself.
+	hello string
 }
 
 // perTack reports whether s's ratio has tack's figure on top.
@@ -102,6 +109,16 @@ func run(runs, roundTrips int, tackPath, baselinePath, claudePath string) error 
 	if err != nil {
 		return err
 	}
+	// The same two programs linking the packages tack links but its own
+	// (bench/floor/libs): what those packages cost any program.
+	libsStream, err := buildStatic(work, "./bench/floor/stream", "floorlibs")
+	if err != nil {
+		return err
+	}
+	libsHello, err := buildStatic(work, "./bench/floor/hello", "floorlibs")
+	if err != nil {
+		return err
+	}
 	launcher, err := buildStatic(work, "./bench/launch")
 	if err != nil {
 		return err
@@ -116,7 +133,8 @@ func run(runs, roundTrips int, tackPath, baselinePath, claudePath string) error 
 	}
 
 	subjects := []subject{{name: "tack", bin: tackPath, args: []string{"-p"}},
-		{name: "floor", ratio: "tack/floor", bin: floorStream, sayHiOnly: true}}
+		{name: "floor", ratio: "tack/floor", bin: floorStream, sayHiOnly: true},
+		{name: "libs", ratio: "tack/libs", bin: libsStream, sayHiOnly: true, hello: libsHello}}
 	if baselinePath != "" {
 		subjects = append(subjects, subject{name: "baseline", ratio: "tack/baseline", bin: baselinePath, args: []string{"-p"}})
 	}
@@ -256,7 +274,7 @@ type runner struct {
 func newRunner(launcher string, s subject, work, repo, prompt string, turns []llmtest.Turn) (*runner, error) {
 	r := &runner{launcher: launcher, repo: repo, prompt: prompt, s: s, home: filepath.Join(work, "home-"+s.name)}
 	srv, err := llmtest.NewServer(llmtest.Options{
-		Turns: turns, ByConversation: true, Loop: true, Lenient: s.name == "claude" || s.name == "floor",
+		Turns: turns, ByConversation: true, Loop: true, Lenient: s.name == "claude" || s.sayHiOnly,
 		OnViolation: func(err error) {
 			r.violations = append(r.violations, err.Error())
 		},
@@ -322,9 +340,12 @@ func compare(o subject, t, c float64, format func(float64) string) string {
 // static hello as its floor, and prints them as a second table.
 func versionRuns(launcher string, subjects []subject, hello string, runs int) error {
 	fmt.Println()
-	others := []subject{{name: "floor", ratio: "tack/floor", bin: hello}}
+	others := []subject{{name: "floor", ratio: "tack/floor", bin: hello, hello: hello}}
 	for _, s := range subjects[1:] {
-		if !s.sayHiOnly {
+		switch {
+		case s.hello != "":
+			others = append(others, subject{name: s.name, ratio: s.ratio, bin: s.hello, hello: s.hello})
+		case !s.sayHiOnly:
 			others = append(others, s)
 		}
 	}
@@ -333,7 +354,7 @@ func versionRuns(launcher string, subjects []subject, hello string, runs int) er
 	for range runs {
 		for _, s := range append([]subject{subjects[0]}, others...) {
 			args := []string{"--version"}
-			if s.name == "floor" {
+			if s.hello != "" {
 				args = nil
 			}
 			cmd := exec.Command(launcher, append([]string{s.bin}, args...)...)
@@ -372,10 +393,10 @@ func versionRuns(launcher string, subjects []subject, hello string, runs int) er
 }
 
 // buildStatic builds the package pkg of this module into work, with
-// CGO_ENABLED=0 as the README builds tack.
-func buildStatic(work, pkg string) (string, error) {
-	bin := filepath.Join(work, filepath.Base(pkg))
-	build := exec.Command("go", "build", "-o", bin, pkg)
+// CGO_ENABLED=0 as the README builds tack, and with the build tags tags.
+func buildStatic(work, pkg string, tags ...string) (string, error) {
+	bin := filepath.Join(work, strings.Join(append([]string{filepath.Base(pkg)}, tags...), "-"))
+	build := exec.Command("go", "build", "-tags", strings.Join(tags, ","), "-o", bin, pkg)
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
