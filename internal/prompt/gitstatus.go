@@ -42,23 +42,23 @@ func GitStatus(ctx context.Context, dir string) string {
 	}
 	ctx, cancel := context.WithTimeout(ctx, GitStatusTimeout)
 	defer cancel()
-	// Three commands, run together: the status with its branch header
-	// (## BRANCH...UPSTREAM), the candidates for the main branch, the log.
-	qs := []*gitQuery{
-		{args: []string{"status", "--short", "--branch"}},
-		{args: []string{"for-each-ref", "--format=%(refname)%09%(symref)", "refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master"}},
-		{args: []string{"log", "--oneline", "-n", "5"}},
+	// Up to three commands, run together: the status with its branch
+	// header (## BRANCH...UPSTREAM), the log, and the candidates for the
+	// main branch when the repository's files do not tell them.
+	status := &gitQuery{args: []string{"status", "--short", "--branch"}}
+	log := &gitQuery{args: []string{"log", "--oneline", "-n", "5"}}
+	refs := &gitQuery{args: append([]string{"for-each-ref", "--format=%(refname)%09%(symref)"}, mainRefs...)}
+	queries := []*gitQuery{status, log}
+	if out, ok := readMainRefs(dir, os.Getenv); ok {
+		refs.out = out
+	} else {
+		queries = append(queries, refs)
 	}
 	var wg sync.WaitGroup
-	for _, q := range qs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			q.out, q.err = runGit(ctx, dir, q.args...)
-		}()
+	for _, q := range queries {
+		wg.Go(func() { q.out, q.err = runGit(ctx, dir, q.args...) })
 	}
 	wg.Wait()
-	status, refs, log := qs[0], qs[1], qs[2]
 	if status.err != nil {
 		return ""
 	}
