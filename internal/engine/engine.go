@@ -280,6 +280,12 @@ func (s *Session) Messages() []llm.Message {
 
 // Restore replaces the conversation (a resumed session). No call waits for
 // a decision then, until ResumeDeferred names one.
+//
+// The history's JSON is encoded at once, on another goroutine, for the
+// first request to send (llm.EncodeCache.Prepare): a long one costs
+// milliseconds, better spent while the session finishes its start. The
+// last message stays out of it: it is the one the engine may edit in
+// place (a prompt joined to it); those before it never change.
 func (s *Session) Restore(msgs []llm.Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -287,6 +293,11 @@ func (s *Session) Restore(msgs []llm.Message) {
 	s.prevLast = -1
 	s.waiting = nil
 	s.lastUsage = nil
+	if n := len(s.messages); n > 1 {
+		// An error is the first request's to report: it encodes the same
+		// messages again.
+		go func(history []llm.Message) { _ = s.encoded.Prepare(history) }(s.messages[: n-1 : n-1])
+	}
 }
 
 // Emit receives the session's messages as they happen, on the goroutine that

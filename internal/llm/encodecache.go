@@ -192,6 +192,50 @@ func (c *EncodeCache) encodeMessages(w *bodyWriter, msgs []Message, extends bool
 	return nil
 }
 
+// Prepare encodes msgs as the start of a request's messages, so that the
+// next request whose messages begin with the same ones (as messageKey
+// tells them) sends these bytes rather than encoding them again. A resumed
+// session's history is the case: encoding a long one is a large part of
+// the first request's cost, and Prepare can run on another core while the
+// session gets ready. msgs must not change while it runs: leave out a
+// message the caller may still edit in place. It does nothing once a
+// request has gone through the cache, whose bytes are the ones to reuse.
+func (c *EncodeCache) Prepare(msgs []Message) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.keys) > 0 || len(msgs) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	buf.Grow(messagesSize(msgs))
+	ends := make([]int, len(msgs))
+	keys := make([]messageKey, len(msgs))
+	for i := range msgs {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if err := msgs[i].encode(&buf); err != nil {
+			return fmt.Errorf("message %d %w", i, err)
+		}
+		keys[i], _ = keyOf(&msgs[i]) // the zero key, never matched, when none
+		ends[i] = buf.Len()
+	}
+	// Each message's bytes run to the buffer's end, as cutSpans expects.
+	b := buf.Bytes()
+	enc := make([][]byte, len(msgs))
+	start := 0
+	for i, end := range ends {
+		enc[i] = b[start:end]
+		start = end
+	}
+	c.keys, c.enc = keys, enc
+	c.spans = []span{{end: len(msgs), b: b[:start]}}
+	// No request's array: the next request compares its messages with
+	// these rather than assume it extends them.
+	c.base, c.marked, c.runs = nil, nil, 0
+	return nil
+}
+
 // cutSpans keeps the spans of the messages before from, the one that
 // holds message from cut where that message starts.
 func (c *EncodeCache) cutSpans(from int) {

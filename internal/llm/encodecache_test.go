@@ -412,3 +412,55 @@ func TestEncodeCacheExtendsWithoutReadingTheHistory(t *testing.T) {
 		t.Errorf("a request in another array reused a replaced message: %s", got)
 	}
 }
+
+// A prepared history goes into the next request as the bytes Prepare
+// made, without being encoded again, and the request is still what a fresh
+// encoding gives: the messages after the history, and a history message
+// that changed (a breakpoint put on a copy of it), are encoded afresh.
+// Prepare changes nothing once a request has gone through the cache.
+func TestPreparedHistoryIsSentAsPrepared(t *testing.T) {
+	history := conversation(20).Messages
+	c := &EncodeCache{}
+	if err := c.Prepare(history[:len(history)-1]); err != nil {
+		t.Fatal(err)
+	}
+	// The engine's first request: the messages in another array, the
+	// last one edited, a breakpoint on one, a new prompt.
+	msgs := append([]Message(nil), history...)
+	last := &msgs[len(msgs)-1]
+	last.Content = append(append([]Block(nil), last.Content...), Text("joined"))
+	marked := append([]Block(nil), msgs[5].Content...)
+	marked[len(marked)-1].CacheControl = &CacheControl{Type: "ephemeral"}
+	msgs[5].Content = marked
+	msgs = append(msgs, Message{Role: RoleUser, Content: []Block{Text("a new prompt")}})
+	req := &Request{Model: "m", MaxTokens: 1, Cache: c, Extends: true, Messages: msgs}
+	body := encode(t, req)
+	if got, want := body.Bytes(), fresh(t, req); !bytes.Equal(got, want) {
+		t.Fatalf("the request after Prepare differs from a fresh encoding:\n got %s\nwant %s", got, want)
+	}
+	if n := len(body.Segments()); n > 8 {
+		t.Errorf("the prepared history went as %d segments, not a few runs", n)
+	}
+
+	// Behind an unchanged key, the bytes sent are the prepared ones.
+	c = &EncodeCache{}
+	history = conversation(3).Messages
+	if err := c.Prepare(history[:len(history)-1]); err != nil {
+		t.Fatal(err)
+	}
+	history[0].Content[0].Text = "changed behind the cache's back"
+	req = &Request{Model: "m", MaxTokens: 1, Cache: c, Extends: true, Messages: history}
+	if got := encode(t, req).Bytes(); bytes.Contains(got, []byte("changed behind")) || !bytes.Contains(got, []byte("question 0")) {
+		t.Errorf("the prepared bytes were not the ones sent: %s", got)
+	}
+
+	// Once a request went through, Prepare leaves the cache as it was.
+	if err := c.Prepare(conversation(2).Messages); err != nil {
+		t.Fatal(err)
+	}
+	history = append(history, Message{Role: RoleUser, Content: []Block{Text("next")}})
+	req.Messages = history
+	if got := encode(t, req).Bytes(); !bytes.Contains(got, []byte(`"next"`)) || bytes.Contains(got, []byte("changed behind")) {
+		t.Errorf("a Prepare after a request changed what the cache sends: %s", got)
+	}
+}

@@ -212,7 +212,13 @@ func (r *Request) sizeHint() int {
 		}
 		return n + 16<<10
 	}
-	for _, m := range r.Messages {
+	return n + messagesSize(r.Messages)
+}
+
+// messagesSize is about the size of msgs encoded.
+func messagesSize(msgs []Message) int {
+	n := 0
+	for _, m := range msgs {
 		for _, b := range m.Content {
 			n += 64 + len(b.Text) + len(b.Input) + len(b.Thinking) + len(b.Raw)
 			for _, c := range b.Content {
