@@ -153,11 +153,11 @@ func loadFrom(rd io.Reader, path string, keepRaw bool) (*Transcript, error) {
 	t := &Transcript{Path: path, SessionID: strings.TrimSuffix(filepath.Base(path), ".jsonl")}
 	g := newGraph()
 	var meta metaScan
-	err := decodeBatches(rd, g.reserve, func(b *batch) {
+	err := decodeBatches(rd, batchSink{size: sizeOf(rd), sized: g.reserve, reuse: !keepRaw, take: func(b *batch) {
 		for i := range b.lines {
 			t.add(g, &meta, &b.lines[i], keepRaw)
 		}
-	})
+	}})
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -165,6 +165,19 @@ func loadFrom(rd io.Reader, path string, keepRaw bool) (*Transcript, error) {
 	t.Meta = meta.result()
 	t.build(g.leaf())
 	return t, nil
+}
+
+// sizeOf is the length of what rd reads, when it says; else 0.
+func sizeOf(rd io.Reader) int64 {
+	switch r := rd.(type) {
+	case *os.File:
+		if fi, err := r.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size()
+		}
+	case interface{ Size() int64 }:
+		return r.Size()
+	}
+	return 0
 }
 
 // add takes one decoded line into the transcript.

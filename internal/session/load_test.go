@@ -1,7 +1,9 @@
 package session
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -513,5 +515,85 @@ func TestLoadChainStopsAtALoop(t *testing.T) {
 	}
 	if got := strings.Join(ids, " "); got != "u1 a2 u3" || tr.Leaf != "u3" {
 		t.Errorf("chain %q, leaf %q; want u1 a2 u3, u3", got, tr.Leaf)
+	}
+}
+
+// A transcript of many batches, whose buffers are read into again once
+// taken, loads as it does when every buffer is kept: the same messages,
+// and every record tack does not know kept as its exact line (one longer
+// than a batch among them); a fork, which keeps each record's line,
+// copies them all.
+func TestLoadAcrossReusedBatches(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, sid1+".jsonl")
+	s := newScript(t, path, sid1)
+	code := strings.Repeat("func f(x int) string {\n\treturn fmt.Sprintf(\"%d é\", x)\n}\n", 30)
+	for i := 0; s.n < 4000; i++ {
+		if i%8 == 0 {
+			s.user(llm.Text(fmt.Sprintf("Please refactor module %d.", i)))
+		}
+		id := fmt.Sprintf("toolu_%06d", i)
+		s.assistant(fmt.Sprintf("msg_%06d", i), llm.Text(fmt.Sprintf("Reading file %d.", i)),
+			toolUse(id, "Read", fmt.Sprintf(`{"file_path":"/p/file%d.go"}`, i)))
+		s.user(llm.ToolResult(id, code[:len(code)-i%500], false))
+	}
+	s.close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	var unknown []RawRecord
+	for i, line := range strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n") {
+		out = append(out, line...)
+		if i%97 == 5 {
+			pad := strings.Repeat("z", i%13)
+			if i == 1205 {
+				pad = strings.Repeat("long ", 2*batchSize/5)
+			}
+			rec := fmt.Sprintf(`{"type":"x-future","n":%d,"pad":%q}`, i, pad)
+			out = append(out, rec+"\n"...)
+			unknown = append(unknown, RawRecord{Type: "x-future", JSON: []byte(rec)})
+		}
+	}
+	if len(out) < 3*batchSize {
+		t.Fatalf("only %d bytes: too few batches", len(out))
+	}
+	if err := os.WriteFile(path, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(out), "\n")
+
+	// Kept raw lines keep every buffer: that load is the reference.
+	ref, err := loadFrom(bytes.NewReader(out), path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := jsonOf(t, ref.Messages)
+	checkConversation(t, ref.Messages)
+	if len(ref.Messages) < 2000 || !strings.Contains(want, "Reading file 1204.") {
+		t.Fatalf("the reference has %d messages", len(ref.Messages))
+	}
+	tr := mustLoad(t, path)
+	if got := jsonOf(t, tr.Messages); got != want {
+		t.Fatalf("messages differ from those read without reuse (%d against %d)", len(tr.Messages), len(ref.Messages))
+	}
+	if len(tr.Unknown) != len(unknown) {
+		t.Fatalf("%d unknown records, want %d", len(tr.Unknown), len(unknown))
+	}
+	for i, u := range tr.Unknown {
+		if u.Type != unknown[i].Type || !bytes.Equal(u.JSON, unknown[i].JSON) || lines[u.Line-1] != string(u.JSON) {
+			t.Fatalf("unknown record %d at line %d: %.80s, want %.80s", i, u.Line, u.JSON, unknown[i].JSON)
+		}
+	}
+	fork, err := Fork(dir, sid1, sid2, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jsonOf(t, fork.Messages) != want {
+		t.Errorf("the fork's messages differ from those read")
+	}
+	if back := mustLoad(t, fork.Path); jsonOf(t, back.Messages) != want {
+		t.Errorf("the forked file's messages differ from those read")
 	}
 }
