@@ -47,10 +47,32 @@ type line struct {
 	content    []llm.Block
 	contentStr bool // content was a string
 
-	// metadata records
+	// labels are what metadata records say; nil on the others (nearly
+	// every line), which spares each of them the room.
+	labels *labels
+}
+
+// labels are the members of the metadata records.
+type labels struct {
 	customTitle, aiTitle, lastPrompt, summary, tag string
 	// has is set for each of those given as a string.
 	hasTitle, hasAITitle, hasLastPrompt, hasSummary, hasTag bool
+}
+
+// label is what ln's metadata members say: none on a line without them.
+func (ln *line) label() labels {
+	if ln.labels == nil {
+		return labels{}
+	}
+	return *ln.labels
+}
+
+// setLabels is ln's labels, to be set.
+func (ln *line) setLabels() *labels {
+	if ln.labels == nil {
+		ln.labels = &labels{}
+	}
+	return ln.labels
 }
 
 // decodeLine decodes one line. ok is false when the line is not a JSON
@@ -153,15 +175,20 @@ func (ln *line) set(data []byte, key []byte, v span, rep *repeats) (isMessage bo
 	case "message":
 		return true
 	case "customTitle":
-		ln.customTitle, ln.hasTitle = str(), v.kind == kindString
+		l := ln.setLabels()
+		l.customTitle, l.hasTitle = str(), v.kind == kindString
 	case "aiTitle":
-		ln.aiTitle, ln.hasAITitle = str(), v.kind == kindString
+		l := ln.setLabels()
+		l.aiTitle, l.hasAITitle = str(), v.kind == kindString
 	case "lastPrompt":
-		ln.lastPrompt, ln.hasLastPrompt = str(), v.kind == kindString
+		l := ln.setLabels()
+		l.lastPrompt, l.hasLastPrompt = str(), v.kind == kindString
 	case "summary":
-		ln.summary, ln.hasSummary = str(), v.kind == kindString
+		l := ln.setLabels()
+		l.summary, l.hasSummary = str(), v.kind == kindString
 	case "tag":
-		ln.tag, ln.hasTag = str(), v.kind == kindString
+		l := ln.setLabels()
+		l.tag, l.hasTag = str(), v.kind == kindString
 	}
 	return false
 }

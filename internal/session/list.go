@@ -359,24 +359,25 @@ func (w *windowScan) scan(lines [][]byte) {
 			w.lastBranch = ln.gitBranch
 		}
 		// The last value wins, even an empty one, as in the SDK's search.
-		if ln.hasSummary {
-			w.summary = ln.summary
+		l := ln.label()
+		if l.hasSummary {
+			w.summary = l.summary
 		}
-		if ln.hasLastPrompt {
-			w.lastPrompt = ln.lastPrompt
+		if l.hasLastPrompt {
+			w.lastPrompt = l.lastPrompt
 		}
 		switch ln.typ {
 		case TypeCustomTitle:
-			if ln.hasTitle {
-				w.customTitle = ln.customTitle
+			if l.hasTitle {
+				w.customTitle = l.customTitle
 			}
 		case TypeAITitle:
-			if ln.hasAITitle {
-				w.aiTitle = ln.aiTitle
+			if l.hasAITitle {
+				w.aiTitle = l.aiTitle
 			}
 		case TypeTag:
-			if ln.hasTag {
-				w.tag = ln.tag
+			if l.hasTag {
+				w.tag = l.tag
 			}
 		case TypeUser, TypeAssistant:
 			if !ln.isMeta && !ln.sidechain {

@@ -272,20 +272,20 @@ func (m *metaScan) add(ln *line) {
 	}
 	switch ln.typ {
 	case TypeCustomTitle:
-		if ln.customTitle != "" {
-			m.name = ln.customTitle
+		if l := ln.label(); l.customTitle != "" {
+			m.name = l.customTitle
 		}
 	case TypeAITitle:
-		if ln.aiTitle != "" {
-			m.aiTitle = ln.aiTitle
+		if l := ln.label(); l.aiTitle != "" {
+			m.aiTitle = l.aiTitle
 		}
 	case TypeTag:
-		if ln.hasTag {
-			m.tag = ln.tag
+		if l := ln.label(); l.hasTag {
+			m.tag = l.tag
 		}
 	case TypeLastPrompt:
-		if ln.lastPrompt != "" {
-			m.lastPrompt = ln.lastPrompt
+		if l := ln.label(); l.lastPrompt != "" {
+			m.lastPrompt = l.lastPrompt
 		}
 	case TypeAssistant:
 		if ln.model != "" && ln.model != "<synthetic>" && !ln.sidechain {
