@@ -12,9 +12,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tackcode/tack/internal/llm"
 	"github.com/tackcode/tack/internal/llm/llmtest"
 	"github.com/tackcode/tack/internal/session"
 )
@@ -298,5 +300,41 @@ func TestResumeMigratesAnOldRecord(t *testing.T) {
 	}
 	if l, err := session.LoadLaunch(e.projectDir(), id); err != nil || !slices.Equal(l.AddDirs, []string{extra}) || l.CostUSD < 0.5 {
 		t.Errorf("migrated launch %+v %v", l, err)
+	}
+}
+
+// A tool call's decision reaches the workflow record while the session
+// runs, not only when it ends: the record is there, with the call, while
+// the model is still answering the call's result.
+func TestWorkflowRecordHasTheLastToolDuringTheRun(t *testing.T) {
+	// The fake API's handler gets the project folder, and gives back what
+	// it saw, through channels: it runs on the server's goroutines.
+	dirs, seen := make(chan string, 1), make(chan string, 1)
+	e := newEnv(t,
+		llmtest.Reply(llmtest.ToolUse("Bash", map[string]any{"command": "echo hi"})),
+		llmtest.Turn{Build: func(*llmtest.Request) []llm.Block {
+			dir := <-dirs
+			got := ""
+			for deadline := time.Now().Add(10 * time.Second); got == "" && time.Now().Before(deadline); {
+				var wf map[string]any
+				paths, _ := filepath.Glob(filepath.Join(dir, "*", "workflow.json"))
+				if len(paths) == 1 {
+					if b, err := os.ReadFile(paths[0]); err == nil && json.Unmarshal(b, &wf) == nil && wf["last_tool"] != nil {
+						got = fmt.Sprint(wf["last_tool"])
+						break
+					}
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			seen <- got
+			return []llm.Block{llm.Text("done")}
+		}})
+	dirs <- e.projectDir()
+	_, id := e.sessionRun("-p", "go", "--allowedTools", "Bash(echo *)")
+	if got := <-seen; got != "map[decision:allow name:Bash]" {
+		t.Errorf("while the model answered, the workflow record's last tool was %q", got)
+	}
+	if wf := workflowOf(t, e, id); fmt.Sprint(wf["last_tool"]) != "map[decision:allow name:Bash]" {
+		t.Errorf("at the end: %v", wf["last_tool"])
 	}
 }

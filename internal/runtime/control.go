@@ -228,6 +228,7 @@ func (s *Session) Close(ctx context.Context, reason string) {
 		_ = s.mcp.manager.Close()
 	}
 	s.fireEnd(context.WithoutCancel(ctx), reason)
+	s.stopToolRecords()
 	s.main.close()
 	s.lsp.Close()
 	if s.sandbox != nil {

@@ -317,6 +317,7 @@ type Session struct {
 	mainSync *syncBeside
 	recordMu sync.Mutex // one writer of the records at a time, each from the state it read
 	recorded onDisk     // what the records on disk hold; under recordMu
+	tools    toolRecords
 	// prefixWrite is closed once the request prefix written while the
 	// first request is on its way (see thread.onRequest) is on disk; nil
 	// until that request.

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -166,10 +167,10 @@ func (s *Session) saveRecord(lastTool *session.LastTool) error {
 	defer s.recordMu.Unlock()
 	s.recorded.load(s.projectDir, s.sessionID)
 	w, l := s.records()
-	w.LastTool = lastTool
-	if w.LastTool == nil {
-		w.LastTool = s.recorded.lastTool
-	}
+	// A decision waiting for the writer of tool records goes in this
+	// record, which is the later one.
+	pending := s.tools.take()
+	w.LastTool = cmp.Or(lastTool, pending, s.recorded.lastTool)
 	// Three files, each written whole on its own: side by side, the exit
 	// waits for the slowest of them rather than for the three in turn.
 	var (
@@ -319,26 +320,102 @@ func nonNil(s []string) []string {
 }
 
 // onToolDecision keeps the main thread's last tool decision in the
-// workflow record as soon as it is made (seed 001: a tool call updates
-// last_tool and nothing else); a subagent's calls are not the session's.
+// workflow record (seed 001: a tool call updates last_tool and nothing
+// else); a subagent's calls are not the session's. The engine tells it
+// between a batch's results and the next request, which the record's
+// writing (a file made and renamed over the last) would hold back: the
+// decision goes to the session's writer of tool records instead.
 func (t *thread) onToolDecision() func(name, decision string) {
 	s := t.s
 	if t.parent != nil || s.projectDir == "" {
 		return nil
 	}
 	return func(name, decision string) {
-		// Every other field of the record follows the session's state: it
-		// is written whole.
 		s.recordMu.Lock()
 		defer s.recordMu.Unlock()
-		w, _ := s.records()
-		w.LastTool = &session.LastTool{Name: name, Decision: decision}
-		if err := session.SaveWorkflow(s.projectDir, s.sessionID, w); err != nil {
-			s.notify("workflow record: " + err.Error())
-			return
+		lt := &session.LastTool{Name: name, Decision: decision}
+		if !s.tools.hand(lt, s.writeToolRecords) {
+			s.writeLastTool(lt) // the session is closing: at once
 		}
-		s.recorded.lastTool = w.LastTool
 	}
+}
+
+// toolRecords hands the main thread's tool decisions to one goroutine,
+// which writes the latest into the workflow record. A decision that waits
+// (pending) while another comes is replaced by it, and one a whole record
+// written since took along (saveRecord) is dropped. Its fields are under
+// the session's recordMu.
+type toolRecords struct {
+	pending *session.LastTool
+	wake    chan struct{} // a decision is pending; closed to stop
+	done    chan struct{} // closed when the writer has stopped
+	stopped bool
+}
+
+// hand makes lt the pending decision and wakes the writer, started by run
+// the first time. false once stopped.
+func (r *toolRecords) hand(lt *session.LastTool, run func()) bool {
+	if r.stopped {
+		return false
+	}
+	r.pending = lt
+	if r.wake == nil {
+		r.wake, r.done = make(chan struct{}, 1), make(chan struct{})
+		go run()
+	}
+	select {
+	case r.wake <- struct{}{}:
+	default: // the writer is already woken: it will find lt
+	}
+	return true
+}
+
+// take returns the pending decision, which is no longer pending.
+func (r *toolRecords) take() *session.LastTool {
+	lt := r.pending
+	r.pending = nil
+	return lt
+}
+
+// writeToolRecords is the writer: it writes each pending decision until
+// stopToolRecords.
+func (s *Session) writeToolRecords() {
+	defer close(s.tools.done)
+	for range s.tools.wake {
+		s.recordMu.Lock()
+		if lt := s.tools.take(); lt != nil {
+			s.writeLastTool(lt)
+		}
+		s.recordMu.Unlock()
+	}
+}
+
+// stopToolRecords writes the decision still pending and stops the writer;
+// a decision after it is written at once.
+func (s *Session) stopToolRecords() {
+	s.recordMu.Lock()
+	r := &s.tools
+	r.stopped = true
+	if r.wake != nil {
+		close(r.wake)
+	}
+	s.recordMu.Unlock()
+	if r.done != nil {
+		<-r.done
+	}
+}
+
+// writeLastTool writes the workflow record with lt as its last tool call:
+// every other field follows the session's state, as the record is written
+// whole. The caller holds recordMu.
+func (s *Session) writeLastTool(lt *session.LastTool) {
+	w, _ := s.records()
+	w.LastTool = lt
+	if err := session.SaveWorkflow(s.projectDir, s.sessionID, w); err != nil {
+		s.notify("workflow record: " + err.Error())
+		return
+	}
+	s.recorded.lastTool = lt
 }
 
 // lastTool is the session's last tool call, for the workflow record.
