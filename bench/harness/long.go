@@ -27,7 +27,7 @@ func longRuns(launcher, work, repo, tackPath, baselinePath, readTarget string) e
 	if baselinePath != "" {
 		bins = append(bins, baselinePath)
 	}
-	const resumeRuns = 7
+	const resumeRuns = 15 // a resume varies more from run to run than a start
 	resume, err := resumeBig(work, repo, bins, 10_000, resumeRuns)
 	if err != nil {
 		return fmt.Errorf("resume: %w", err)
