@@ -27,14 +27,8 @@ const (
 
 func main() {
 	startheap.Set(startHeap, startWindow, os.Getenv)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// The first Ctrl-C stops the run cleanly (the running tool's process
-	// group is killed, the transcript records the interruption); once it is
-	// caught, a second one kills tack the default way.
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	go stopOnSignal(cancel)
 	code := cli.Main(ctx, os.Args[1:], cli.IO{
 		In:              os.Stdin,
 		Out:             os.Stdout,
@@ -42,6 +36,24 @@ func main() {
 		Getenv:          os.Getenv,
 		StdinIsTerminal: term.IsTerminal(int(os.Stdin.Fd())),
 	})
-	stop()
+	cancel()
 	os.Exit(code)
+}
+
+// stopOnSignal cancels the run at the first Ctrl-C or SIGTERM, which stops
+// it cleanly (the running tool's process group is killed, the transcript
+// records the interruption); once it is caught, a second one kills tack
+// the default way.
+//
+// Registering for signals makes the runtime start a thread and wait for it
+// (0.2 to 0.4 ms on a small VM), so main does it beside the start-up rather
+// than before it. A signal in the moment before, the default way too, finds
+// nothing half written: files are replaced whole, and a torn last line of a
+// transcript is skipped when it is read.
+func stopOnSignal(cancel context.CancelFunc) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	<-sigs
+	signal.Stop(sigs)
+	cancel()
 }

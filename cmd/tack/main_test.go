@@ -561,3 +561,60 @@ func conversation(recs []map[string]any) []map[string]any {
 	}
 	return out
 }
+
+// Once a first Ctrl-C has been caught, a second one kills tack the default
+// way, even while it is still finishing (here, a SessionEnd hook that would
+// take a minute).
+func TestASecondInterruptKillsTack(t *testing.T) {
+	e := newEnv(t, llmtest.Turn{Content: []llm.Block{llmtest.ToolUse("Bash", map[string]any{"command": "touch started; sleep 300"})}})
+	hook := `echo $$ > hook.pid; sleep 60`
+	settings := `{"hooks":{"SessionEnd":[{"hooks":[{"type":"command","command":` + strconv.Quote(hook) + `}]}]}}`
+	if err := os.MkdirAll(filepath.Join(e.home, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.home, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(tackBin, "-p", "wait", "--allowedTools", "Bash")
+	cmd.Dir = e.dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + e.home, "ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + e.srv.URL(), "SHELL=/bin/bash"}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		if b, err := os.ReadFile(filepath.Join(e.dir, "hook.pid")); err == nil {
+			if pid, err := strconv.Atoi(string(bytes.TrimSpace(b))); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	waitFor := func(name string) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if b, err := os.ReadFile(filepath.Join(e.dir, name)); err == nil && (name == "started" || len(bytes.TrimSpace(b)) > 0) {
+				return
+			}
+		}
+		t.Fatalf("%s never appeared", name)
+	}
+	waitFor("started")
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("hook.pid") // the run stopped; the SessionEnd hook runs
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("tack did not die at the second Ctrl-C")
+	}
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !ws.Signaled() || ws.Signal() != syscall.SIGINT {
+		t.Errorf("tack ended with %v, not killed by the second Ctrl-C", cmd.ProcessState)
+	}
+}
