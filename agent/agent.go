@@ -32,6 +32,13 @@ var ErrNoCredentials = errors.New("no API key: set ANTHROPIC_API_KEY (or ANTHROP
 // SessionStart hook gave a first user message either.
 var ErrNoPrompt = errors.New("no prompt")
 
+// Prepare parses what every session's start needs (the model catalogue,
+// the built-in agents), once per process. A session's start does it
+// anyway, on another core while it begins; a program that knows early
+// that it will start one can call Prepare sooner, on a goroutine of its
+// own, so that the start finds it done.
+func Prepare() { runtime.Prepare() }
+
 // Query runs one prompt in a new session and yields its messages: a
 // system/init message, the assistant and user messages of the loop, and a
 // final *ResultMessage. A SessionStart hook may give a first user message

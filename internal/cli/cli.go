@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tackcode/tack/agent"
 	"github.com/tackcode/tack/internal/cli/cmdio"
 	"github.com/tackcode/tack/internal/cli/configcmd"
 	"github.com/tackcode/tack/internal/version"
@@ -37,6 +38,9 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 		printVersion(stdio)
 		return 0
 	}
+	// Most runs start a session: what its start parses first is parsed
+	// on another core while the command line is.
+	go agent.Prepare()
 	root := newRootCmd(stdio)
 	tolerateUnknownFlags(root, args, stdio.Err)
 	root.SetArgs(joinOptionalValues(root, args))

@@ -28,10 +28,7 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	// The built-in model catalogue and agents are parsed beside the first
 	// steps, on another core: the provider and the extensions need them.
-	go func() {
-		llm.Catalogue()
-		extension.Prepare()
-	}()
+	go Prepare()
 	for _, step := range []func(*Session, context.Context) error{
 		(*Session).resolveOptions,  // options.go: cwd, session id, resume
 		(*Session).loadSettings,    // settings.go
@@ -58,6 +55,15 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	s.watching.refresh() // watch.go: FileChanged, ConfigChange
 	return s, nil
+}
+
+// Prepare parses what every session needs before its provider and
+// extensions can be set up: the built-in model catalogue and agents, each
+// once per process. New starts it on another goroutine; a program that
+// knows early that it will start a session can start it sooner.
+func Prepare() {
+	llm.Catalogue()
+	extension.Prepare()
 }
 
 // spec is what makes a thread what it is: the main agent and model of the
