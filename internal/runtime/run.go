@@ -59,9 +59,9 @@ func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit engine.Emit) err
 		if s.checkpoints != nil {
 			s.checkpoints.begin(run.ID)
 		}
-		launchRecorded := s.recordLaunchEarly()
+		recorded := s.recordEarly()
 		s.run(ctx, run, emit)
-		launchRecorded()
+		recorded()
 	}
 	// The record keeps the session's model, not a skill's.
 	s.restoreModel()

@@ -170,21 +170,34 @@ func (s *Session) saveRecord(lastTool *session.LastTool) error {
 	// A decision waiting for the writer of tool records goes in this
 	// record, which is the later one.
 	pending := s.tools.take()
-	w.LastTool = cmp.Or(lastTool, pending, s.recorded.lastTool)
+	w.LastTool = cmp.Or(lastTool, pending, s.recorded.lastTool())
 	// Three files, each written whole on its own: side by side, the exit
 	// waits for the slowest of them rather than for the three in turn.
 	var (
 		wg                 sync.WaitGroup
 		errWorkflow, errPr error
 	)
-	wg.Go(func() { errWorkflow = session.SaveWorkflow(s.projectDir, s.sessionID, w) })
+	wg.Go(func() { errWorkflow = s.saveWorkflow(w) })
 	wg.Go(func() { errPr = s.savePrefix(s.main.engine.SentTools()) })
 	errLaunch := s.saveLaunch(l)
 	wg.Wait()
-	if errWorkflow == nil {
-		s.recorded.lastTool = w.LastTool
-	}
 	return errors.Join(errWorkflow, errLaunch, errPr)
+}
+
+// saveWorkflow writes the workflow record w unless the one on disk says
+// the same already: most prompts change nothing in it, and most tool
+// calls repeat the last one's decision. The caller holds recordMu and has
+// loaded s.recorded.
+func (s *Session) saveWorkflow(w session.Workflow) error {
+	w = w.Complete(s.sessionID)
+	if d := s.recorded.workflow; d != nil && d.Equal(w) {
+		return nil
+	}
+	if err := session.SaveWorkflow(s.projectDir, s.sessionID, w); err != nil {
+		return err
+	}
+	s.recorded.workflow = &w
+	return nil
 }
 
 // saveLaunch writes the launch record l, created when the session's first
@@ -201,13 +214,15 @@ func (s *Session) saveLaunch(l session.Launch) error {
 	return nil
 }
 
-// recordLaunchEarly writes, while the prompt's first request is on its
-// way, the launch record of a session that has none yet, and returns a
-// function that waits for the write. That first write is the one synced
-// (see session.SaveLaunch): the time the sync takes is better spent
-// waiting for the model than between the answer and the exit. The records
-// written after the run (saveRecord) then replace it unsynced.
-func (s *Session) recordLaunchEarly() (wait func()) {
+// recordEarly writes, while the prompt's first request is on its way, the
+// launch record of a session that has none yet and the workflow record as
+// the prompt starts, and returns a function that waits for the writes.
+// That first launch record is the one synced (see session.SaveLaunch):
+// the time the sync takes is better spent waiting for the model than
+// between the answer and the exit. After the run, saveRecord replaces
+// the launch record unsynced, and the workflow record only if the run
+// changed it.
+func (s *Session) recordEarly() (wait func()) {
 	if s.projectDir == "" {
 		return func() {}
 	}
@@ -217,10 +232,14 @@ func (s *Session) recordLaunchEarly() (wait func()) {
 		s.recordMu.Lock()
 		defer s.recordMu.Unlock()
 		s.recorded.load(s.projectDir, s.sessionID)
+		w, l := s.records()
+		w.LastTool = s.recorded.lastTool()
+		if err := s.saveWorkflow(w); err != nil {
+			s.notify("workflow record: " + err.Error())
+		}
 		if s.recorded.launch {
 			return
 		}
-		_, l := s.records()
 		if err := s.saveLaunch(l); err != nil {
 			s.notify("launch record: " + err.Error())
 		}
@@ -232,23 +251,24 @@ func (s *Session) recordLaunchEarly() (wait func()) {
 // not keep otherwise: read on the first save, then kept as each write
 // leaves it, so that a save reads nothing back.
 type onDisk struct {
-	loaded    bool
-	lastTool  *session.LastTool
+	loaded bool
+	// workflow is the workflow record; nil while there is none.
+	workflow  *session.Workflow
 	createdAt time.Time
 	// launch is set once the launch record exists.
 	launch bool
 }
 
-// load reads, the first time, the last tool call and the creation time
-// of the records the session id has. A record that does not load (edited
-// by hand) was reported on resume: the next save replaces it.
+// load reads, the first time, the workflow record and the creation time
+// of the launch record the session id has. A record that does not load
+// (edited by hand) was reported on resume: the next save replaces it.
 func (d *onDisk) load(projectDir, id string) {
 	if d.loaded {
 		return
 	}
 	d.loaded = true
 	if prev, err := session.LoadWorkflow(projectDir, id); err == nil {
-		d.lastTool = prev.LastTool
+		d.workflow = prev
 	}
 	if prev, err := session.LoadLaunch(projectDir, id); err == nil {
 		d.createdAt, d.launch = prev.CreatedAt, true
@@ -409,13 +429,20 @@ func (s *Session) stopToolRecords() {
 // every other field follows the session's state, as the record is written
 // whole. The caller holds recordMu.
 func (s *Session) writeLastTool(lt *session.LastTool) {
+	s.recorded.load(s.projectDir, s.sessionID)
 	w, _ := s.records()
 	w.LastTool = lt
-	if err := session.SaveWorkflow(s.projectDir, s.sessionID, w); err != nil {
+	if err := s.saveWorkflow(w); err != nil {
 		s.notify("workflow record: " + err.Error())
-		return
 	}
-	s.recorded.lastTool = lt
+}
+
+// lastTool is the last tool call the workflow record holds; nil for none.
+func (d *onDisk) lastTool() *session.LastTool {
+	if d.workflow == nil {
+		return nil
+	}
+	return d.workflow.LastTool
 }
 
 // lastTool is the session's last tool call, for the workflow record.

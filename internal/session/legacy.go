@@ -83,7 +83,7 @@ func (o *legacyRecord) workflow(id string) *Workflow {
 		cwd = "."
 	}
 	return &Workflow{Name: name, Cwd: cwd, PermissionMode: mode, Settings: SettingsRecord(o.Settings),
-		MCPConfig: MCPConfigRecord(o.MCPConfig), Resume: ResumeArgs(name), LastTool: o.LastTool}
+		MCPConfig: MCPConfigRecord(o.MCPConfig), Resume: ResumeArgs(name), LastTool: o.LastTool, legacy: true}
 }
 
 // launch is the launch the old record holds.

@@ -49,6 +49,10 @@ type Workflow struct {
 	MCPConfig string    `json:"mcp_config"`
 	Resume    []string  `json:"resume,omitempty"`
 	LastTool  *LastTool `json:"last_tool,omitempty"`
+
+	// legacy marks a record read from the old form (legacy.go): it equals
+	// no record, so that the next save writes the file in the new form.
+	legacy bool
 }
 
 // LastTool is the last tool call and the permission decision it got.
@@ -160,14 +164,29 @@ func workflowPath(projectDir, id string) string {
 
 func prefixPath(projectDir, id string) string { return filepath.Join(projectDir, id, "prefix.json") }
 
-// SaveWorkflow fills in what w leaves empty (the name with id, the settings
-// and MCP files with the project's, the resume arguments with ["--resume",
-// name]) and writes it atomically. Tests hold what it writes to the seed's
-// schema; a record is validated when it is read.
+// SaveWorkflow writes w, completed for session id (Complete), atomically.
+// Tests hold what it writes to the seed's schema; a record is validated
+// when it is read.
 func SaveWorkflow(projectDir, id string, w Workflow) error {
 	if !IsSessionID(id) {
 		return fmt.Errorf("save workflow record: %q is not a session id", id)
 	}
+	w = w.Complete(id)
+	data, err := json.MarshalIndent(w, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode workflow record: %w", err)
+	}
+	path := workflowPath(projectDir, id)
+	if err := w.check(path); err != nil {
+		return err
+	}
+	return writeAtomic(path, append(data, '\n'), false)
+}
+
+// Complete is w as the record of session id says it: what w leaves empty
+// filled in (the name with id, the settings and MCP files with the
+// project's, the resume arguments with ["--resume", name]).
+func (w Workflow) Complete(id string) Workflow {
 	if w.Name == "" {
 		w.Name = id
 	}
@@ -180,15 +199,17 @@ func SaveWorkflow(projectDir, id string, w Workflow) error {
 	if len(w.Resume) == 0 {
 		w.Resume = ResumeArgs(w.Name)
 	}
-	data, err := json.MarshalIndent(w, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode workflow record: %w", err)
+	return w
+}
+
+// Equal reports whether w and o hold the same record, in the same form.
+func (w Workflow) Equal(o Workflow) bool {
+	if w.legacy || o.legacy {
+		return false
 	}
-	path := workflowPath(projectDir, id)
-	if err := w.check(path); err != nil {
-		return err
-	}
-	return writeAtomic(path, append(data, '\n'), false)
+	sameTool := w.LastTool == o.LastTool || w.LastTool != nil && o.LastTool != nil && *w.LastTool == *o.LastTool
+	return sameTool && w.Name == o.Name && w.Cwd == o.Cwd && w.PermissionMode == o.PermissionMode &&
+		w.Settings == o.Settings && w.MCPConfig == o.MCPConfig && slices.Equal(w.Resume, o.Resume)
 }
 
 // ResumeArgs are the arguments that resume the session named name (a

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -372,5 +373,50 @@ func TestRecordModesAreTheSchemaEnum(t *testing.T) {
 	}
 	if got := s.Properties.PermissionMode.Enum; !slices.Equal(got, recordModes) {
 		t.Errorf("schema enum %q, recordModes %q", got, recordModes)
+	}
+}
+
+// Equal tells apart two records that differ in any one field: a field
+// added to Workflow and left out of Equal fails here.
+func TestWorkflowEqualSeesEveryField(t *testing.T) {
+	base := Workflow{Name: "n", Cwd: "/w", PermissionMode: "default", Settings: "s.json", MCPConfig: "m.json",
+		Resume: []string{"--resume", "n"}, LastTool: &LastTool{Name: "Read", Decision: "allow"}}
+	same := base
+	same.Resume = slices.Clone(base.Resume)
+	same.LastTool = &LastTool{Name: "Read", Decision: "allow"}
+	if !base.Equal(same) {
+		t.Fatal("equal records, in copies of their own, differ")
+	}
+	typ := reflect.TypeFor[Workflow]()
+	for i := range typ.NumField() {
+		if !typ.Field(i).IsExported() {
+			continue // legacy: below
+		}
+		other := same
+		other.Resume = slices.Clone(same.Resume)
+		f := reflect.ValueOf(&other).Elem().Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(f.String() + "x")
+		case reflect.Slice:
+			f.Set(reflect.ValueOf([]string{"--resume", "other"}))
+		case reflect.Pointer:
+			f.Set(reflect.ValueOf(&LastTool{Name: "Read", Decision: "deny"}))
+		default:
+			t.Fatalf("field %s: a kind this test does not change (%s)", typ.Field(i).Name, f.Kind())
+		}
+		if base.Equal(other) {
+			t.Errorf("records that differ in %s are equal", typ.Field(i).Name)
+		}
+	}
+	none := base
+	none.LastTool = nil
+	if base.Equal(none) || none.Equal(base) {
+		t.Error("a record with a last tool equals one without")
+	}
+	old := base
+	old.legacy = true
+	if old.Equal(base) || base.Equal(old) {
+		t.Error("a record read from the old form equals the same record in the new form")
 	}
 }
