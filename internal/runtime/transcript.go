@@ -233,15 +233,17 @@ func (s *Session) recordEarly() (wait func()) {
 		defer s.recordMu.Unlock()
 		s.recorded.load(s.projectDir, s.sessionID)
 		w, l := s.records()
+		// The launch record first: its sync is the longer wait, and the
+		// workflow record's encoding, after it, is then less likely to
+		// take the core the request is encoded on.
+		if !s.recorded.launch {
+			if err := s.saveLaunch(l); err != nil {
+				s.notify("launch record: " + err.Error())
+			}
+		}
 		w.LastTool = s.recorded.lastTool()
 		if err := s.saveWorkflow(w); err != nil {
 			s.notify("workflow record: " + err.Error())
-		}
-		if s.recorded.launch {
-			return
-		}
-		if err := s.saveLaunch(l); err != nil {
-			s.notify("launch record: " + err.Error())
 		}
 	}()
 	return func() { <-done }
