@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -32,7 +33,7 @@ func longRuns(launcher, work, repo, tackPath, baselinePath, readTarget string) e
 	if err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
-	rss, wall, err := longRun(launcher, work, repo, tackPath, readTarget, 1000)
+	long, err := longRun(launcher, work, repo, tackPath, readTarget, 1000)
 	if err != nil {
 		return fmt.Errorf("1000 turns: %w", err)
 	}
@@ -42,8 +43,24 @@ func longRuns(launcher, work, repo, tackPath, baselinePath, readTarget string) e
 	}
 	fmt.Printf("resume a 10 000-message session to its first request: %s (median of %d%s; target ≤ 30 ms)\n", resume[0].Round(100*time.Microsecond), resumeRuns, beside)
 	fmt.Printf("max RSS of a 1 000-turn run with a tool call each turn: %.1f MiB (target ≤ 100 MiB; the run took %s)\n",
-		float64(rss)/1024, wall.Round(time.Millisecond))
+		float64(long.rssKB)/1024, long.wall.Round(time.Millisecond))
+	fmt.Printf("client time per round trip (incl. Read) in that run: %s over its first %d, %s over its last %d (target ≤ 1 ms at 10 turns and at 1 000 alike)\n",
+		long.early.Round(time.Microsecond), gapWindow, long.late.Round(time.Microsecond), gapWindow)
 	return nil
+}
+
+// gapWindow is how many round trips at each end of the long run give its
+// client times.
+const gapWindow = 10
+
+// longResult is what the long run measures.
+type longResult struct {
+	rssKB int64
+	wall  time.Duration
+	// early and late are the median client times of the run's first and
+	// last gapWindow round trips: from the end of a response to the next
+	// request.
+	early, late time.Duration
 }
 
 // resumeBig writes a session of n messages, then times `tack -r ID -p` from
@@ -110,22 +127,32 @@ func resumeBig(work, repo string, bins []string, n, runs int) ([]time.Duration, 
 }
 
 // longRun runs one session of turns tool round trips and returns its
-// maximum RSS in KiB and its wall time. It is started through bench/launch,
-// as every measured program is: started from the harness, whose resident
-// set holds the earlier scenarios' requests by then, its peak would read
-// as the harness's.
-func longRun(launcher, work, repo, tackPath, readTarget string, turns int) (int64, time.Duration, error) {
+// maximum RSS, its wall time and its client time per round trip near its
+// start and near its end. It is started through bench/launch, as every
+// measured program is: started from the harness, whose resident set holds
+// the earlier scenarios' requests by then, its peak would read as the
+// harness's.
+func longRun(launcher, work, repo, tackPath, readTarget string, turns int) (longResult, error) {
 	script := make([]llmtest.Turn, 0, turns+1)
 	for i := 0; i < turns; i++ {
 		script = append(script, llmtest.Reply(llmtest.Text(fmt.Sprintf("step %d", i)),
 			llmtest.ToolUse("Read", map[string]any{"file_path": readTarget, "limit": 1000 + i})))
 	}
 	script = append(script, llmtest.Reply(llmtest.Text("done")))
+	// The requests' bodies grow to megabytes: only their timings are kept.
+	var (
+		mu      sync.Mutex
+		timings []llmtest.Request
+	)
 	srv, err := llmtest.NewServer(llmtest.Options{Turns: script, DiscardRequests: true, OnViolation: func(err error) {
 		fmt.Fprintln(os.Stderr, err)
+	}, OnAnswered: func(r llmtest.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		timings = append(timings, llmtest.Request{TurnIndex: r.TurnIndex, Received: r.Received, Done: r.Done})
 	}})
 	if err != nil {
-		return 0, 0, err
+		return longResult{}, err
 	}
 	defer srv.Close()
 	home := filepath.Join(work, "home-long")
@@ -137,8 +164,14 @@ func longRun(launcher, work, repo, tackPath, readTarget string, turns int) (int6
 	cmd.Stdout, cmd.Stderr = &out, &out
 	rep, err := launched(cmd)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%w: %s", err, out.String())
+		return longResult{}, fmt.Errorf("%w: %s", err, out.String())
 	}
 	smp := rep.sample()
-	return smp.maxRSSKB, smp.wall, nil
+	mu.Lock()
+	defer mu.Unlock()
+	if len(timings) < 2*gapWindow+1 {
+		return longResult{}, fmt.Errorf("%d requests answered, want %d", len(timings), turns+1)
+	}
+	return longResult{rssKB: smp.maxRSSKB, wall: smp.wall,
+		early: roundTripGap(timings[:gapWindow+1]), late: roundTripGap(timings[len(timings)-gapWindow-1:])}, nil
 }

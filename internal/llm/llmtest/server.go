@@ -65,6 +65,10 @@ type Options struct {
 	// DiscardRequests stops the server keeping requests for Requests(), so
 	// a long-running server does not grow. Checks are unaffected.
 	DiscardRequests bool
+	// OnAnswered, when set, is told of each request once its answer is
+	// written whole (Done set), on the goroutine that served it: how a
+	// server that discards requests still gives their timings.
+	OnAnswered func(Request)
 	// ByConversation serves each request the turn whose index is the number
 	// of assistant messages it carries, instead of the next turn in order.
 	// Independent conversations (benchmark runs, side requests, parallel
@@ -115,6 +119,7 @@ type Server struct {
 	authorize   func(http.Header) bool
 	chatKey     string
 	onViolation func(error)
+	onAnswered  func(Request)
 	srv         *http.Server
 	tools       toolCache
 	seed        string        // makes ids unique across servers (resumed sessions mix them)
@@ -195,6 +200,7 @@ func NewServer(opts Options) (*Server, error) {
 		lenient:     opts.Lenient,
 		chatKey:     opts.ChatKey,
 		onViolation: opts.OnViolation,
+		onAnswered:  opts.OnAnswered,
 		seed:        rand.Text()[:10],
 		done:        make(chan struct{}),
 		serveErr:    make(chan error, 1),
@@ -683,7 +689,11 @@ func (s *Server) finish(req *Request) {
 	now := time.Now()
 	s.mu.Lock()
 	req.Done = now
+	answered := *req
 	s.mu.Unlock()
+	if s.onAnswered != nil {
+		s.onAnswered(answered)
+	}
 }
 
 // abandon notes that the client went away before the answer was complete.

@@ -942,3 +942,27 @@ func TestWhenServesEachRequestTheFirstTurnThatAcceptsIt(t *testing.T) {
 		t.Error("faults accepted with When")
 	}
 }
+
+// A server that discards its requests still tells OnAnswered of each one,
+// once its answer is out, with the turn it was served and its timings.
+func TestOnAnsweredWhileDiscarding(t *testing.T) {
+	answered := make(chan Request, 2)
+	s, err := NewServer(Options{Turns: []Turn{Reply(Text("one")), Reply(Text("two"))}, DiscardRequests: true,
+		OnAnswered: func(r Request) { answered <- r }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := range 2 {
+		if _, _, err := send(t, s, &llm.Request{Model: "m", MaxTokens: 10, Messages: []llm.Message{userMsg(Text("go"))}}); err != nil {
+			t.Fatal(err)
+		}
+		r := <-answered
+		if r.TurnIndex != i || r.Received.IsZero() || r.Done.Before(r.Received) {
+			t.Errorf("request %d: turn %d, received %v, done %v", i, r.TurnIndex, r.Received, r.Done)
+		}
+	}
+	if got := len(s.Requests()); got != 0 {
+		t.Errorf("%d requests kept by a server that discards them", got)
+	}
+}
