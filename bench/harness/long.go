@@ -170,7 +170,7 @@ func longRun(launcher, work, repo, tackPath, readTarget string, turns int) (long
 	mu.Lock()
 	defer mu.Unlock()
 	if len(timings) < 2*gapWindow+1 {
-		return longResult{}, fmt.Errorf("%d requests answered, want %d", len(timings), turns+1)
+		return longResult{}, fmt.Errorf("%d requests answered, too few to time %d round trips at each end (want %d)", len(timings), gapWindow, turns+1)
 	}
 	return longResult{rssKB: smp.maxRSSKB, wall: smp.wall,
 		early: roundTripGap(timings[:gapWindow+1]), late: roundTripGap(timings[len(timings)-gapWindow-1:])}, nil

@@ -277,6 +277,14 @@ func (d *onDisk) load(projectDir, id string) {
 	}
 }
 
+// lastTool is the last tool call the workflow record holds; nil for none.
+func (d *onDisk) lastTool() *session.LastTool {
+	if d.workflow == nil {
+		return nil
+	}
+	return d.workflow.LastTool
+}
+
 // onRequest has the main thread's first request write the request
 // prefix while it is on its way, rather than between the answer and the
 // exit: the prefix is a 25 KB file made from the system prompt and the
@@ -437,14 +445,6 @@ func (s *Session) writeLastTool(lt *session.LastTool) {
 	if err := s.saveWorkflow(w); err != nil {
 		s.notify("workflow record: " + err.Error())
 	}
-}
-
-// lastTool is the last tool call the workflow record holds; nil for none.
-func (d *onDisk) lastTool() *session.LastTool {
-	if d.workflow == nil {
-		return nil
-	}
-	return d.workflow.LastTool
 }
 
 // lastTool is the session's last tool call, for the workflow record.

@@ -689,7 +689,10 @@ func (s *Server) finish(req *Request) {
 	now := time.Now()
 	s.mu.Lock()
 	req.Done = now
-	answered := *req
+	var answered Request
+	if s.onAnswered != nil {
+		answered = *req
+	}
 	s.mu.Unlock()
 	if s.onAnswered != nil {
 		s.onAnswered(answered)
