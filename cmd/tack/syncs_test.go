@@ -17,15 +17,17 @@ import (
 // launch record (its data and its folder), which holds what a resume
 // restores. That first launch record, the request prefix (prefix.json,
 // 25 KB) and the workflow record are written beside the prompt's first
-// request, which the run does not wait for, and before the answer's
-// records (where they land against the answer depends on how fast the
-// model answers). After the answer comes the launch record again (the
-// run's cost), unsynced, and nothing else: the run changed nothing in
-// the workflow record.
+// request, which the run does not wait for, and before the records
+// written after the run (where they land against the answer depends on
+// how fast the model answers). After the run comes the launch record
+// again (the run's cost), unsynced, and nothing else: the run changed
+// nothing in the workflow record. The answer is printed once the
+// transcript holds it; where it lands against the records written after
+// the run is up to the scheduler, the printer being another goroutine.
 func TestPrintRunSyncsOnlyWhatMustLast(t *testing.T) {
 	e := newEnv(t, llmtest.Reply(llmtest.Text("hi")))
 	data, lines := straceRun(t, e, "say hi", "hi")
-	answer, prefix, syncs := -1, -1, 0
+	answer, lastEntry, prefix, syncs := -1, -1, -1, 0
 	syncCall := regexp.MustCompile(`^\d+\s+(fsync|fdatasync|sync_file_range|syncfs)\(`)
 	for i, l := range lines {
 		switch {
@@ -33,6 +35,8 @@ func TestPrintRunSyncsOnlyWhatMustLast(t *testing.T) {
 			syncs++
 		case strings.Contains(l, `write(1, "hi\n"`):
 			answer = i
+		case strings.Contains(l, `write(`) && strings.Contains(l, `"{\"parentUuid\"`):
+			lastEntry = i // a transcript entry: the prompt, then the answer
 		case isRecordRename(l, "prefix.json"):
 			prefix = i
 		}
@@ -45,8 +49,8 @@ func TestPrintRunSyncsOnlyWhatMustLast(t *testing.T) {
 		t.Fatalf("the launch record was written %d times, want 2 (beside the request, after the answer):\n%s", len(launches), data)
 	}
 	last := launches[1]
-	if answer > last {
-		t.Errorf("the answer was printed after the records written after the run:\n%s", data)
+	if lastEntry < 0 || answer < lastEntry {
+		t.Errorf("the answer was printed before the transcript held it:\n%s", data)
 	}
 	if prefix > last || workflows[0] > last {
 		t.Errorf("the request prefix or the workflow record was written after the run, not beside its request:\n%s", data)
